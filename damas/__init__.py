@@ -1,0 +1,3 @@
+"""damas: a controller for physical draughts boards."""
+
+__version__ = "0.1.0"

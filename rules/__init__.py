@@ -1,0 +1,43 @@
+"""damas.rules: the pure rules core (no I/O, no dependencies).
+
+Variants as data, Manoury geometry, bitboard positions, legal moves, games with draw
+rules, FEN and PDN, perft.
+"""
+
+from .errors import (
+    DamasError,
+    FenError,
+    IllegalMoveError,
+    NotationError,
+    PdnError,
+    SquareError,
+    VariantError,
+)
+from .game import Game, Outcome
+from .geometry import Geometry, geometry
+from .move import Move
+from .perft import divide, perft
+from .position import Position
+from .variant import (
+    BLACK,
+    BRAZILIAN,
+    ENGLISH,
+    INTERNATIONAL,
+    VARIANTS,
+    WHITE,
+    BackRowInCapture,
+    CaptureChoice,
+    Color,
+    DrawKind,
+    DrawRule,
+    Variant,
+    variant,
+)
+
+__all__ = [
+    "BLACK", "BRAZILIAN", "ENGLISH", "INTERNATIONAL", "VARIANTS", "WHITE",
+    "BackRowInCapture", "CaptureChoice", "Color", "DamasError", "DrawKind", "DrawRule",
+    "FenError", "Game", "Geometry", "IllegalMoveError", "Move", "NotationError", "Outcome",
+    "PdnError", "Position", "SquareError", "Variant", "VariantError", "divide", "geometry",
+    "perft", "variant",
+]

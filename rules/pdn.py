@@ -1,0 +1,327 @@
+"""PDN 3.0 game files: read and write many games with tags, comments and NAGs.
+
+Reading tolerates what real files do (missing results or move numbers, `:` or `-` for
+captures, long or short capture notation, lower-case tag names, CRLF, a BOM, variations
+which are skipped) and rejects the rest with a PdnError giving line and column.
+
+>>> games = read_pdn('[GameType "21"]\\n1. 11-15 23-19 2. 8-11 *')
+>>> games[0].game.position.fen()
+'W:W19,21,22,24-32:B1-7,9-12,15'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import DamasError, PdnError
+from .game import Game
+from .position import Position
+from .variant import Color, Variant, by_gametype
+from .variant import variant as get_variant
+
+ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+NAG_SYMBOLS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
+SYMBOL_OF_NAG = {n: s for s, n in NAG_SYMBOLS.items()}
+WHITE_WINS, BLACK_WINS, DRAWS = {"2-0", "1-0"}, {"0-2", "0-1"}, {"1-1", "1/2-1/2", "0-0"}
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<tag>\[)
+  | (?P<comment>\{)
+  | (?P<line_comment>;[^\n]*)
+  | (?P<open>\()
+  | (?P<close>\))
+  | (?P<nag>\$\d+)
+  | (?P<result>(?:2-0|0-2|1-1|1-0|0-1|0-0|1/2-1/2|\*)(?![\w\-x:]))
+  | (?P<number>\d+\.+)
+  | (?P<move>[a-jA-J]?\d+(?:[-x:X][a-jA-J]?\d+)+)(?P<suffix>[!?]{1,2})?
+""", re.VERBOSE)
+_TAG = re.compile(r'\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\]')
+
+
+@dataclass
+class PdnGame:
+    tags: dict[str, str]
+    game: Game
+    comments: dict[int, list[str]] = field(default_factory=dict)  # after ply N; 0 = before
+    nags: dict[int, list[int]] = field(default_factory=dict)  # on ply N (1 = first move)
+    result: str = "*"
+
+    @classmethod
+    def from_game(cls, game: Game, **tags: str) -> PdnGame:
+        outcome = game.outcome()
+        result = tags.pop("Result", outcome.result if outcome else "*")
+        return cls(dict(tags), game, result=result)
+
+
+class _Cursor:
+    """Turns an offset in the text into line and column for error messages."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def where(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.starts[lo] + 1
+
+
+def read_pdn(text: str, variant: Variant | str = "international") -> list[PdnGame]:
+    """Every game in the text. The GameType tag, when present, chooses the variant."""
+    if not isinstance(text, str):
+        raise PdnError("PDN must be text", 1, 1)
+    default = get_variant(variant)
+    text = text.lstrip("\ufeff")
+    text = "\n".join("" if line.startswith("%") else line for line in text.split("\n"))
+    cursor = _Cursor(text)
+    games: list[PdnGame] = []
+    builder: _Builder | None = None
+    pos, n = 0, len(text)
+
+    def fail(message: str, offset: int):
+        line, col = cursor.where(offset)
+        raise PdnError(message, line, col)
+
+    while pos < n:
+        m = _TOKEN.match(text, pos)
+        if not m:
+            bad = re.match(r"\S+", text[pos:]).group()
+            fail(f"unexpected {bad[:20]!r}", pos)
+        kind = m.lastgroup if m.lastgroup != "suffix" else "move"
+        start = pos
+        pos = m.end()
+        if kind == "space" or kind == "line_comment":
+            continue
+        if kind == "tag":
+            t = _TAG.match(text, start)
+            if not t:
+                fail('malformed tag: expected [Name "value"]', start)
+            pos = t.end()
+            if builder is not None and builder.started:
+                games.append(builder.finish())
+                builder = None
+            if builder is None:
+                builder = _Builder(default, fail)
+            value = re.sub(r"\\(.)", r"\1", t.group("value"))
+            builder.tag(_canonical_tag(t.group("name")), value, start)
+            continue
+        if builder is None:
+            builder = _Builder(default, fail)
+        if kind == "comment":
+            end = text.find("}", pos)
+            if end < 0:
+                fail("comment is never closed with '}'", start)
+            builder.comment(text[pos:end])
+            pos = end + 1
+        elif kind == "open":
+            pos = _skip_variation(text, start, fail)
+        elif kind == "close":
+            fail("')' without a '(' before it", start)
+        elif kind == "nag":
+            builder.nag(int(m.group("nag")[1:]))
+        elif kind == "number":
+            continue
+        elif kind == "result":
+            builder.set_result(m.group("result"))
+            games.append(builder.finish())
+            builder = None
+        else:
+            builder.move(m.group("move"), start)
+            if m.group("suffix"):
+                builder.nag(NAG_SYMBOLS[m.group("suffix")]) if m.group(
+                    "suffix") in NAG_SYMBOLS else fail(f"unknown annotation {m.group('suffix')!r}",
+                                                       m.start("suffix"))
+    if builder is not None and (builder.started or builder.tags):
+        games.append(builder.finish())
+    return games
+
+
+def _skip_variation(text: str, start: int, fail) -> int:
+    depth, i = 0, start
+    while i < len(text):
+        c = text[i]
+        if c == "{":
+            end = text.find("}", i)
+            if end < 0:
+                fail("comment is never closed with '}'", i)
+            i = end
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    fail("variation is never closed with ')'", start)
+
+
+def _canonical_tag(name: str) -> str:
+    for known in (*ROSTER, "GameType", "FEN", "TimeControl", "Annotator", "Clock"):
+        if name.lower() == known.lower():
+            return known
+    return name
+
+
+class _Builder:
+    """Collects one game while it is read."""
+
+    def __init__(self, default: Variant, fail):
+        self.default, self.fail = default, fail
+        self.tags: dict[str, str] = {}
+        self.tag_offsets: dict[str, int] = {}
+        self.game: Game | None = None
+        self.comments: dict[int, list[str]] = {}
+        self.nags: dict[int, list[int]] = {}
+        self.result = "*"
+
+    @property
+    def started(self) -> bool:
+        return self.game is not None
+
+    def tag(self, name: str, value: str, offset: int) -> None:
+        self.tags[name] = value
+        self.tag_offsets[name] = offset
+
+    def _ensure_game(self) -> Game:
+        if self.game is None:
+            v = self.default
+            if "GameType" in self.tags:
+                number = self.tags["GameType"].split(",")[0].strip()
+                found = by_gametype(int(number)) if number.isdigit() else None
+                if found is None:
+                    self.fail(f"GameType {self.tags['GameType']!r} is not a variant damas "
+                              "knows (20 international, 21 english, 26 brazilian)",
+                              self.tag_offsets["GameType"])
+                v = found
+            start = None
+            if self.tags.get("FEN"):
+                try:
+                    start = Position.from_fen(self.tags["FEN"], v)
+                except DamasError as e:
+                    self.fail(str(e), self.tag_offsets["FEN"])
+            self.game = Game(v, start=start)
+        return self.game
+
+    def comment(self, text: str) -> None:
+        game = self._ensure_game()
+        self.comments.setdefault(game.ply, []).append(" ".join(text.split()))
+
+    def nag(self, number: int) -> None:
+        game = self._ensure_game()
+        if game.ply == 0:
+            return  # a NAG before any move annotates nothing
+        self.nags.setdefault(game.ply, []).append(number)
+
+    def move(self, text: str, offset: int) -> None:
+        game = self._ensure_game()
+        try:
+            game.push(text)
+        except DamasError as e:
+            self.fail(f"move {game.ply // 2 + 1} ({text}): {e}", offset)
+
+    def set_result(self, text: str) -> None:
+        self._ensure_game()
+        self.result = text
+
+    def finish(self) -> PdnGame:
+        game = self._ensure_game()
+        result = self.result if self.result != "*" else self.tags.get("Result", "*")
+        result = _in_variant_notation(result, game.variant)
+        tags = dict(self.tags)
+        if "Result" in tags:
+            tags["Result"] = _in_variant_notation(tags["Result"], game.variant)
+        return PdnGame(tags, game, self.comments, self.nags, result)
+
+
+def _in_variant_notation(result: str, v: Variant) -> str:
+    if result in WHITE_WINS:
+        return v.results[0]
+    if result in BLACK_WINS:
+        return v.results[1]
+    if result in DRAWS:
+        return v.results[2]
+    return "*"
+
+
+# --- writing ---------------------------------------------------------------------------
+
+def write_pdn(games: list[PdnGame] | PdnGame, width: int = 79) -> str:
+    if isinstance(games, PdnGame):
+        games = [games]
+    return "\n".join(_write_one(g, width) for g in games)
+
+
+def _write_one(pg: PdnGame, width: int) -> str:
+    game = pg.game
+    tags = {name: "?" for name in ROSTER}
+    tags.update(pg.tags)
+    tags["Result"] = pg.result
+    tags["GameType"] = pg.tags.get("GameType", str(game.variant.gametype))
+    if game.is_setup:
+        tags["FEN"] = game.start.fen()
+    else:
+        tags.pop("FEN", None)
+    lines = [f'[{name} "{_escape(value)}"]' for name, value in tags.items()]
+    words: list[str] = []
+    words += [f"{{{c}}}" for c in pg.comments.get(0, [])]
+    first = game.variant.first_to_move
+    number = 1
+    interrupted = True  # a comment before a second mover's move calls for "N..."
+    for ply, (pos, notation) in enumerate(zip(game.positions, game.notations(),
+                                              strict=False), start=1):
+        if pos.turn == first:
+            words.append(f"{number}.")
+        elif interrupted:
+            words.append(f"{number}...")
+        nags = pg.nags.get(ply, [])
+        symbols = "".join(SYMBOL_OF_NAG[n] for n in nags[:1] if n in SYMBOL_OF_NAG)
+        words.append(notation + symbols)
+        words += [f"${n}" for n in nags[1 if symbols else 0:]]
+        comments = pg.comments.get(ply, [])
+        words += [f"{{{c}}}" for c in comments]
+        interrupted = bool(comments)
+        if pos.turn != first:
+            number += 1
+    words.append(pg.result)
+    lines.append("")
+    lines += _wrap(words, width)
+    return "\n".join(lines) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _wrap(words: list[str], width: int) -> list[str]:
+    lines, current = [], ""
+    for word in words:
+        for piece in _split_long(word, width):
+            if current and len(current) + 1 + len(piece) > width:
+                lines.append(current)
+                current = piece
+            else:
+                current = f"{current} {piece}" if current else piece
+    if current:
+        lines.append(current)
+    return lines
+
+
+def _split_long(word: str, width: int) -> list[str]:
+    """Comments may be broken between words; nothing else is ever split."""
+    if len(word) <= width or not word.startswith("{"):
+        return [word]
+    return word.split(" ")
+
+
+def winner_of(result: str) -> Color | None:
+    if result in WHITE_WINS:
+        return Color.WHITE
+    if result in BLACK_WINS:
+        return Color.BLACK
+    return None

@@ -1,0 +1,20 @@
+"""The examples in the rules docs and docstrings run as written."""
+
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("module", ["position", "game", "pdn"])
+def test_docstring_examples(module):
+    result = doctest.testmod(importlib.import_module(f"damas.rules.{module}"))
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_readme_examples():
+    result = doctest.testfile(str(ROOT / "rules" / "README.md"), module_relative=False)
+    assert result.attempted > 0 and result.failed == 0

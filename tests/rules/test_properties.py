@@ -1,0 +1,87 @@
+"""Property tests: FEN and PDN round-trip; parsers given any text raise only our errors."""
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from damas.rules import DamasError, Game, Position, variant
+from damas.rules.fen import parse_fen
+from damas.rules.pdn import PdnGame, read_pdn, write_pdn
+
+VARIANTS = st.sampled_from(["international", "brazilian", "english"])
+
+
+@st.composite
+def positions(draw):
+    v = variant(draw(VARIANTS))
+    per_row = v.size // 2
+    squares = draw(st.lists(st.integers(1, v.squares), unique=True, max_size=v.squares))
+    pieces = {}
+    for sq in squares:
+        piece = draw(st.sampled_from("wbWB"))
+        if piece == "w" and sq <= per_row or piece == "b" and sq > v.squares - per_row:
+            piece = piece.upper()  # a man on its crowning row is a king
+        pieces[sq] = piece
+    return Position.from_pieces(v, pieces, draw(st.integers(0, 1)))
+
+
+@given(positions())
+def test_fen_round_trip(pos):
+    assert Position.from_fen(pos.fen(), pos.variant) == pos
+
+
+@given(positions())
+def test_fen_sections_in_either_order(pos):
+    side, white, black = pos.fen().split(":")
+    assert Position.from_fen(f"{side}:{black}:{white}", pos.variant) == pos
+
+
+comment_text = st.text(st.characters(blacklist_characters="{}", blacklist_categories=("Cs",)),
+                       min_size=1, max_size=30).filter(lambda s: s.strip())
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(VARIANTS, st.integers(0, 10**6), st.integers(0, 40), st.data())
+def test_pdn_round_trip(name, seed, plies, data):
+    rng = random.Random(seed)
+    game = Game(name)
+    while game.ply < plies and game.outcome() is None:
+        game.push(rng.choice(game.legal_moves()))
+    comments = data.draw(st.dictionaries(st.integers(0, game.ply), st.lists(
+        comment_text, min_size=1, max_size=2), max_size=3))
+    nags = data.draw(st.dictionaries(st.integers(1, max(game.ply, 1)), st.lists(
+        st.integers(1, 200), min_size=1, max_size=2), max_size=3)) if game.ply else {}
+    tags = {"Event": data.draw(comment_text), "White": "A \"quoted\" name \\ here"}
+    original = PdnGame(tags, game, comments, nags, data.draw(st.sampled_from(
+        [*game.variant.results, "*"])))
+    (back,) = read_pdn(write_pdn(original))
+    assert back.game.moves == game.moves and back.game.start == game.start
+    assert back.result == original.result
+    assert back.nags == nags
+    assert back.comments == {k: [" ".join(c.split()) for c in v] for k, v in comments.items()}
+    assert {k: back.tags[k] for k in tags} == tags
+
+
+@given(st.text(max_size=200))
+def test_pdn_reader_raises_only_our_error(text):
+    try:
+        read_pdn(text)
+    except DamasError:
+        pass
+
+
+@given(st.text(alphabet="WBK0123456789:,-. xH", max_size=40) | st.text(max_size=40))
+def test_fen_reader_raises_only_our_error(text):
+    try:
+        parse_fen(text, variant("international"))
+    except DamasError:
+        pass
+
+
+@given(st.text(alphabet="0123456789x-:abch ", max_size=20) | st.text(max_size=20))
+def test_move_parser_raises_only_our_error(text):
+    try:
+        Position.start("brazilian").parse_move(text)
+    except DamasError:
+        pass
