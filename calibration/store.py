@@ -1,0 +1,76 @@
+"""Versioned JSON files written atomically: calibration, machine descriptions, records.
+
+A file is written to a temporary name in the same folder, flushed to disk, then renamed
+over the old one, so a crash or power cut leaves either the old file or the new one,
+never half of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from damas.rules.errors import DamasError
+
+
+class FileFormatError(DamasError):
+    """A file that is missing, unreadable, not ours, or of a version we do not read."""
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); harmless where folders can't be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def save_versioned_json(path: str | os.PathLike, kind: str, version: int, body: dict) -> None:
+    document = {"format": kind, "version": version, **body}
+    atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+
+
+def load_versioned_json(path: str | os.PathLike, kind: str, version: int) -> dict:
+    """The body of a file written by save_versioned_json, checked for kind and version."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileFormatError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise FileFormatError(f"{path}: cannot be read ({e})") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FileFormatError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: "
+                              f"{e.msg})") from None
+    if not isinstance(document, dict) or document.get("format") != kind:
+        raise FileFormatError(f"{path}: not a {kind} file")
+    if document.get("version") != version:
+        raise FileFormatError(f"{path}: {kind} version {document.get('version')!r}; this damas "
+                              f"reads version {version} (make the file again)")
+    return {k: v for k, v in document.items() if k not in ("format", "version")}
