@@ -1,0 +1,142 @@
+"""The physical board as a simulator sees it: pieces that only move when the magnet or
+gripper carries them.
+
+Fed with what a machine simulator observes (the carriage position from step pulses, the
+tool pin), it answers where every piece ended, independently of what the planner meant
+to do, and how close a carried piece ever came to another one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .machine import Machine
+from .state import PhysicalState
+
+GRAB_RADIUS = 0.3  # of a pitch: how far off centre the magnet or gripper still catches
+
+
+@dataclass
+class Stack:
+    x: float
+    y: float
+    pieces: list[str] = field(default_factory=list)  # bottom first; 'w' 'b' 'W' 'B'
+
+
+class World:
+    def __init__(self, machine: Machine, stacks: list[Stack]):
+        self.machine = machine
+        self.stacks = stacks
+        self.carried: Stack | None = None
+        self.position = (0.0, 0.0, 0.0)
+        self.min_clearance = math.inf  # smallest centre distance while carrying
+        self.travel_mm = 0.0
+
+    @classmethod
+    def from_state(cls, machine: Machine, state: PhysicalState) -> World:
+        stacks = []
+        spots = [(machine.square_centre(sq), obj) for sq, obj in state.board.items()]
+        for slots, points in ((state.trays, machine.trays), (state.reserve, machine.reserve)):
+            for colour, objs in slots.items():
+                spots += [(points[colour][i], o) for i, o in enumerate(objs) if o is not None]
+        for point, obj in spots:
+            x, y = machine.to_machine(point)
+            pieces = [obj.lower()] * 2 if obj.isupper() and machine.kings == "stack" else [obj]
+            stacks.append(Stack(x, y, pieces))
+        return cls(machine, stacks)
+
+    # --- what the simulator observes -----------------------------------------------
+
+    def carriage(self, x: float, y: float, z: float = 0.0) -> None:
+        px, py, _ = self.position
+        self.travel_mm += math.hypot(x - px, y - py)
+        self.position = (x, y, z)
+        if self.carried is not None:
+            self.carried.x, self.carried.y = x, y
+            if self.machine.slides:
+                for s in self.stacks:
+                    if s is not self.carried:
+                        self.min_clearance = min(self.min_clearance,
+                                                 math.hypot(s.x - x, s.y - y))
+
+    def tool(self, on: bool) -> None:
+        if on and self.carried is None:
+            self._grab()
+        elif not on and self.carried is not None:
+            self._release()
+
+    def _nearest(self) -> Stack | None:
+        x, y, _ = self.position
+        reach = GRAB_RADIUS * self.machine.pitch
+        near = [s for s in self.stacks if math.hypot(s.x - x, s.y - y) <= reach]
+        return min(near, key=lambda s: math.hypot(s.x - x, s.y - y)) if near else None
+
+    def _level(self) -> int:
+        h = self.machine.heights
+        z = self.position[2]
+        return max(0, round((z - h.get("board", 0.0)) / max(h.get("piece", 5.0), 1e-6)))
+
+    def _grab(self) -> None:
+        stack = self._nearest()
+        if stack is None:
+            return  # the magnet or gripper closes on nothing
+        level = 0 if self.machine.slides else self._level()
+        if level >= len(stack.pieces):
+            return
+        taken = stack.pieces[level:]
+        del stack.pieces[level:]
+        if not stack.pieces:
+            self.stacks.remove(stack)
+        self.carried = Stack(stack.x, stack.y, taken)
+        self.stacks.append(self.carried)
+
+    def _release(self) -> None:
+        carried, self.carried = self.carried, None
+        if self.machine.slides:
+            return
+        below = [s for s in self.stacks if s is not carried and
+                 math.hypot(s.x - carried.x, s.y - carried.y) <= GRAB_RADIUS * self.machine.pitch]
+        if below:  # set down on another piece: they stack
+            below[0].pieces += carried.pieces
+            self.stacks.remove(carried)
+
+    # --- what ended where ---------------------------------------------------------------
+
+    def objects(self) -> list[tuple[tuple[float, float], str]]:
+        """(board-frame point, object) for every stack; two men stacked are a king."""
+        out = []
+        for s in self.stacks:
+            obj = s.pieces[0] if len(s.pieces) == 1 else (
+                s.pieces[0].upper() if len(s.pieces) == 2 and s.pieces[0] == s.pieces[1]
+                else "?")
+            out.append((self._to_board(s.x, s.y), obj))
+        return out
+
+    def _to_board(self, x: float, y: float) -> tuple[float, float]:
+        (a, b, c), (d, e, f) = self.machine.board_to_machine
+        det = a * e - b * d
+        dx, dy = x - c, y - f
+        return ((e * dx - b * dy) / det, (-d * dx + a * dy) / det)
+
+    def layout(self) -> dict:
+        """{"squares": {n: 'e'|'w'|...}, "trays": {...}, "reserve": {...}, "stray": [...]}
+        from where the pieces physically are."""
+        m = self.machine
+        tolerance = GRAB_RADIUS * m.pitch
+        squares = {str(n): "e" for n in range(1, m.board_size ** 2 // 2 + 1)}
+        trays = {c: ["e"] * len(p) for c, p in m.trays.items()}
+        reserve = {c: ["e"] * len(p) for c, p in m.reserve.items()}
+        spots = [(m.square_centre(n), squares, str(n)) for n in range(1, len(squares) + 1)]
+        for table, points in ((trays, m.trays), (reserve, m.reserve)):
+            for colour, pts in points.items():
+                spots += [(p, table[colour], i) for i, p in enumerate(pts)]
+        stray = []
+        for point, obj in self.objects():
+            spot = min(spots, key=lambda s: math.dist(s[0], point))
+            if math.dist(spot[0], point) > tolerance:
+                stray.append({"at": [round(point[0], 1), round(point[1], 1)], "piece": obj})
+                continue
+            _, table, key = spot
+            table[key] = obj if table[key] == "e" else "?"
+        return {"squares": squares, "trays": trays, "reserve": reserve, "stray": stray}
