@@ -21,6 +21,17 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def command_group(sub, name: str, help: str):
+    """The sub-actions of a command that several modules extend, e.g. `damas calibrate
+    robot` (robot) beside `damas calibrate camera` (vision)."""
+    groups = sub.__dict__.setdefault("_damas_groups", {})
+    if name not in groups:
+        parser = sub.add_parser(name, help=help)
+        groups[name] = parser.add_subparsers(dest=f"{name}_action", required=True,
+                                             parser_class=_Parser)
+    return groups[name]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="damas", description="A controller for physical draughts boards.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)

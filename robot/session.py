@@ -1,0 +1,107 @@
+"""A machine, its planner and its record of the board, playing moves: what the app and
+`damas robot play-pdn` use. The machine is a real port, our firmware in simavr
+(`sim-firmware`) or the Python simulator (`sim-python`); with a simulator, the physical
+board is known independently from the pins or the simulated tool (physics.World)."""
+
+from __future__ import annotations
+
+from damas.rules import Move, Position
+
+from .errors import RobotError
+from .executor import Execution, execute
+from .grbl import GrblDriver
+from .machine import Machine
+from .physics import World
+from .planner import Planner, Transfer
+from .state import PhysicalState
+
+
+class ExecutionFailed(RobotError):
+    def __init__(self, run: Execution):
+        done = ", ".join(str(s) for s in run.done) or "none"
+        super().__init__(f"{run.error}. Steps done: {done}. Interrupted: {run.interrupted}. "
+                         + ("The machine is homed again." if run.recovered else
+                            "The machine is not reachable: check the cable and power."))
+        self.run = run
+
+
+class RobotSession:
+    def __init__(self, machine: Machine, driver: GrblDriver, state: PhysicalState,
+                 world: World | None = None, simulator=None):
+        self.machine = machine
+        self.planner = Planner(machine)
+        self.driver = driver
+        self.state = state
+        self.world = world
+        self.simulator = simulator
+
+    @classmethod
+    def open(cls, machine: Machine, port: str, start: Position, speedup: float = 200.0,
+             timeout: float = 10.0) -> RobotSession:
+        state = PhysicalState.at_start(machine, start)
+        world = simulator = None
+        if port in ("sim-python", "sim-firmware"):
+            world = World.from_state(machine, state)
+            if port == "sim-python":
+                from .simulator import Config, MachineSimulator
+
+                simulator = MachineSimulator(
+                    Config(speedup=speedup, leds=machine.board_size ** 2 // 2),
+                    on_carriage=world.carriage, on_tool=world.tool)
+            else:
+                from .simavr import FirmwareSimulator
+
+                simulator = FirmwareSimulator(machine, world)
+            port = simulator.start()
+        driver = GrblDriver(port, timeout=timeout)
+        session = cls(machine, driver, state, world, simulator)
+        try:
+            driver.connect()
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def play(self, move: Move) -> Execution:
+        return self.run(self.planner.plan_move(self.state, move))
+
+    def run(self, steps: list[Transfer]) -> Execution:
+        result = execute(self.driver, self.machine, steps, on_done=self.state.apply)
+        if not result.complete:
+            raise ExecutionFailed(result)
+        return result
+
+    def carriage_board_point(self) -> tuple[float, float]:
+        if self.world is not None:
+            x, y, _ = self.world.position
+            return self.world._to_board(x, y)
+        return (0.0, 0.0)
+
+    def report(self) -> dict:
+        """Where the pieces are: seen by the simulator when there is one, else as recorded
+        by the planner."""
+        if self.world is not None:
+            layout = self.world.layout()
+            travel = self.world.travel_mm
+        else:
+            squares = {str(n): self.state.board.get(n, "e")
+                       for n in range(1, self.machine.board_size ** 2 // 2 + 1)}
+            layout = {"squares": squares,
+                      "trays": {c: [o or "e" for o in s] for c, s in self.state.trays.items()},
+                      "reserve": {c: [o or "e" for o in s]
+                                  for c, s in self.state.reserve.items()},
+                      "stray": []}
+            travel = 0.0
+        seconds = self.simulator.sim_seconds if self.simulator is not None else 0.0
+        return {**layout, "travel_mm": round(travel, 1), "sim_seconds": round(seconds, 2)}
+
+    def close(self) -> None:
+        self.driver.close()
+        if self.simulator is not None:
+            self.simulator.stop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
