@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean firmware
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -22,11 +22,18 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP) lint
+# The firmware tests run the real firmware in simavr: Debian's AVR toolchain and simavr
+# are installed when missing (as root). Without them those tests skip, except in CI
+# (.ci/run sets DAMAS_REQUIRE_FIRMWARE=1), where they fail.
+firmware:
+	@bash firmware/install-deps.sh || echo "firmware toolchain missing: its tests will skip"
+	@if command -v avr-gcc >/dev/null; then $(MAKE) --no-print-directory -C firmware; fi
+
+test: $(STAMP) lint firmware
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/damas bench rules
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis firmware/build
