@@ -18,6 +18,8 @@ from .geometry import Geometry, geometry
 from .move import Move
 from .perft import divide, perft
 from .position import Position
+from .tracker import Policy, Tracker
+from .tracker_board import Observation
 from .variant import (
     BLACK,
     BRAZILIAN,
@@ -38,6 +40,7 @@ __all__ = [
     "BLACK", "BRAZILIAN", "ENGLISH", "INTERNATIONAL", "VARIANTS", "WHITE",
     "BackRowInCapture", "CaptureChoice", "Color", "DamasError", "DrawKind", "DrawRule",
     "FenError", "Game", "Geometry", "IllegalMoveError", "Move", "NotationError", "Outcome",
-    "PdnError", "Position", "SquareError", "Variant", "VariantError", "divide", "geometry",
+    "Observation", "PdnError", "Policy", "Position", "SquareError", "Tracker", "Variant",
+    "VariantError", "divide", "geometry",
     "perft", "variant",
 ]

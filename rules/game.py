@@ -72,7 +72,7 @@ class Game:
         move = legal[legal.index(move)]
         self._notations.append(pos.notation(move))
         self.moves.append(move)
-        self.positions.append(pos._apply(move))
+        self.positions.append(pos.after(move))
         return move
 
     def pop(self) -> Move:

@@ -16,5 +16,5 @@ def divide(position: Position, depth: int) -> dict[str, int]:
     """Leaf count below each legal move, keyed by its notation."""
     out = {}
     for move in position.legal_moves():
-        out[position.notation(move)] = perft(position._apply(move), depth - 1)
+        out[position.notation(move)] = perft(position.after(move), depth - 1)
     return out

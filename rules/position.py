@@ -154,9 +154,11 @@ class Position:
         legal = self.legal_moves()
         if move not in legal:
             raise IllegalMoveError(f"{move.long} is not legal in {self.fen()}")
-        return self._apply(legal[legal.index(move)])
+        return self.after(legal[legal.index(move)])
 
-    def _apply(self, move: Move) -> Position:
+    def after(self, move: Move) -> Position:
+        """The position after `move`, unchecked: the move must be one of `legal_moves()`
+        (use `play` for a checked move)."""
         bit = self.layout.bit_of
         frm, to = bit[move.start], bit[move.end]
         captured = 0

@@ -6,7 +6,7 @@ the README); nothing is subclassed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
 from .errors import VariantError
@@ -110,14 +110,12 @@ INTERNATIONAL = Variant(
     description="FMJD international draughts, 10x10 (seeds 000, 001)",
 )
 
-BRAZILIAN = Variant(
+# Brazilian draughts: the international rules on the 8x8 board (002 §2, 004), with its own
+# draw rules.
+BRAZILIAN = replace(
+    INTERNATIONAL,
     name="brazilian",
     size=8,
-    first_to_move=WHITE,
-    men_capture_backwards=True,
-    flying_kings=True,
-    capture_choice=CaptureChoice.MAXIMUM,
-    back_row_in_capture=BackRowInCapture.STAYS_MAN,
     draw_rules=(
         _repetition("001 §6.1"),
         DrawRule("20-king-moves", "002 Empate; 004 §4", DrawKind.KING_MOVES, moves=20),
@@ -126,7 +124,6 @@ BRAZILIAN = Variant(
                           ((1, 0), (1, 0)), ((1, 0), (1, 1)))),
     ),
     gametype=26,
-    results=("2-0", "0-2", "1-1"),
     description="Brazilian draughts, 8x8 with international rules (seeds 002, 004)",
 )
 

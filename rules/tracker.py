@@ -1,0 +1,447 @@
+"""The move tracker: turns settled snapshots of a physical board into moves, and catches
+the irregularities of seed 000 §5.4.
+
+>>> from damas.rules import Position
+>>> from damas.rules.tracker import Tracker
+>>> from damas.rules.tracker_board import Observation
+>>> t = Tracker("english", settle=0.5)
+>>> start = Position.start("english")
+>>> seen = lambda p, time: Observation.from_pieces(p.variant, p.pieces(), time)
+>>> t.observe(seen(start, 0.0)), [e.kind for e in t.tick(0.5)]
+([], ['setup'])
+>>> after = start.play(start.parse_move("11-15"))
+>>> t.observe(seen(after, 1.0)), [e.notation for e in t.tick(1.5)]
+([], ['11-15'])
+
+How a board is judged, fastest first: nothing moved; exactly one legal move done (one dict
+look-up when every square is read); a legal move under way (piece lifted or on its way,
+captured pieces removed in any order before or after it lands) -> `pending`; only then the
+slow diagnosis of `tracker_diagnose`. A move is reported once the board has shown it for
+`settle` seconds (a commit ends the wait), so a king put down halfway through its move, or
+a capture half done, is never reported as something else. Irregularities too wait for the
+settle time: a person fixing a slip at once is not flagged.
+
+Policies: `robot` (the machine is the opponent: an irregularity stands until the board
+is put right, back to the last legal position or on to the legal move) and `tournament`
+(flag it for the arbiter; when the opponent plays on, it is accepted per 000 §5.7 and the
+record goes on from the position the board shows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from .errors import DamasError
+from .game import Game
+from .move import Move
+from .position import Position
+from .tracker_board import Board, Observation, ObservationError, dark_neighbours, read_board
+from .tracker_diagnose import Finding, History, diagnose, judge_unfinished
+from .tracker_events import (
+    Accepted,
+    Displaced,
+    Event,
+    Irregular,
+    MoveSeen,
+    Pending,
+    Restored,
+    Setup,
+    side_name,
+)
+from .tracker_match import Complete, Expectation, Partial, Same, Shape
+from .tracker_messages import render
+from .tracker_record import Record
+from .variant import Variant
+from .variant import variant as get_variant
+
+EPSILON = 1e-9  # time stamps are floats: 3.9 - 3.4 < 0.5
+EXPLAINED_KEPT = 8  # recent boards looked back on when the opponent seems to play on
+
+
+class Policy(Enum):
+    ROBOT = "robot"
+    TOURNAMENT = "tournament"
+
+
+def policy_of(name: str | Policy) -> Policy:
+    if isinstance(name, Policy):
+        return name
+    try:
+        return Policy(name)
+    except ValueError:
+        raise DamasError(f"unknown policy {name!r} (choose robot or tournament)") from None
+
+
+# --- what the held board is, until it settles --------------------------------------------
+
+@dataclass(frozen=True)
+class _Unexplained:
+    board: Board
+    stray_light: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Accepting:
+    """The opponent made a legal move from the irregular position (tournament)."""
+
+    shape: Shape
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """Nothing to decide yet (an irregular board unchanged, the opponent's move begun)."""
+
+
+@dataclass(frozen=True)
+class _SetupSeen:
+    position: Position
+    start: bool
+
+
+@dataclass
+class _Held:
+    board: Board
+    verdict: object
+    since: float
+    settled: bool = False
+    judged: bool = False  # a commit has ruled on this unfinished move
+
+
+@dataclass
+class _Active:
+    """An irregularity reported and not yet put right or accepted."""
+
+    finding: Finding
+    event: Irregular
+    board: Board
+    expectation: Expectation | None  # of the position the board shows, opponent to move
+
+
+class Mode(Enum):
+    SETUP = "setup"  # waiting for the board to show the expected (or start) position
+    PLAY = "play"
+    OVER = "over"  # the game has ended; waiting for a new setup
+
+
+class Tracker:
+    def __init__(self, variant: Variant | str = "international", fen: str | None = None, *,
+                 game: Game | None = None, policy: str | Policy = "robot",
+                 settle: float = 1.0):
+        """Track a game from the start position, from `fen`, or resuming `game` (a Game
+        whose moves were already played). Play begins when the board first shows that
+        position (or the start position)."""
+        if game is not None:
+            self.variant = game.variant
+            resumed = Game(game.variant, start=game.start)
+            for m in game.moves:
+                resumed.push(m)
+        else:
+            self.variant = get_variant(variant)
+            resumed = Game(self.variant, fen)
+        if settle < 0:
+            raise DamasError("the settle time must be 0 or more seconds")
+        self.policy = policy_of(policy)
+        self.settle = float(settle)
+        self.record = Record.of(resumed)
+        self.mode = Mode.SETUP
+        self._start = Position.start(self.variant)
+        self._plies = resumed.ply
+        self._expect = Expectation(resumed.position)
+        self._held: _Held | None = None
+        self._active: _Active | None = None
+        # boards a legal move explained since the last position, latest last
+        self._explained: list[tuple[Board, Complete | Partial]] = []
+        self._pending_shown: tuple | None = None
+        self._displaced: tuple[tuple[int, str], ...] = ()
+        self._away = False  # the board has left the expected position since it was seen
+        self._now: float | None = None
+
+    # --- reading the state --------------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        """The last legal (or accepted) position: what the board should show."""
+        return self._expect.position
+
+    @property
+    def game(self) -> Game:
+        """The game being played (since the last accepted irregularity, if any)."""
+        return self.record.game
+
+    @property
+    def irregular(self) -> Irregular | None:
+        """The irregularity standing now, if any."""
+        return self._active.event if self._active else None
+
+    # --- feeding it ---------------------------------------------------------------------
+
+    def observe(self, observation: Observation) -> list[Event]:
+        """Process one settled snapshot; returns the events it decides (often none)."""
+        t = self._time_of(observation.time)
+        board = read_board(self.variant, observation)
+        events = self._elapse(t)
+        held = self._held
+        if held is not None and held.board == board:
+            return events
+        verdict, seen = self._judge(board, t)
+        events += seen
+        self._held = _Held(board, verdict, t)
+        return events + self._elapse(t)
+
+    def tick(self, time: float) -> list[Event]:
+        """Time has passed with the board unchanged."""
+        return self._elapse(self._time_of(time))
+
+    def flush(self) -> list[Event]:
+        """The last board stays as it is (the end of a recording): let it settle."""
+        if self._now is None:
+            return []
+        return self.tick(self._now + self.settle)
+
+    def commit(self, time: float | None = None) -> list[Event]:
+        """The mover says the move is done (a clock press): decide now, without waiting."""
+        t = self._time_of(time if time is not None else self._now or 0.0)
+        events = self._elapse(t)
+        held = self._held
+        if held is None:
+            return events
+        if isinstance(held.verdict, Partial) and self.mode is Mode.PLAY:
+            # a move under way stays pending however long it takes, until the mover
+            # says it is done: then what is missing is an irregularity
+            if held.judged:
+                return events
+            held.judged = True
+            finding = judge_unfinished(self.position, held.board, held.verdict)
+            return events + self._report(finding, held.board, t)
+        if held.settled:
+            return events
+        return events + self._settle(t)
+
+    def _time_of(self, time: float | None) -> float:
+        if time is None:
+            time = (self._now + self.settle) if self._now is not None else 0.0
+        if self._now is not None and time < self._now:
+            raise ObservationError(f"time {time} is before the previous one ({self._now})")
+        return float(time)
+
+    def _elapse(self, t: float) -> list[Event]:
+        events: list[Event] = []
+        for _ in range(4):  # a settled move may leave a board that settles in turn
+            held = self._held
+            if held is None or held.settled or t - held.since < self.settle - EPSILON:
+                break
+            events += self._settle(held.since + self.settle)
+        self._now = t
+        return events
+
+    # --- judging a new board -------------------------------------------------------------
+
+    def _judge(self, board: Board, t: float) -> tuple[object, list[Event]]:
+        if self.mode is not Mode.PLAY:
+            return self._judge_setup(board), []
+        if self._shows_new_start(board):
+            return _SetupSeen(self._start, True), []
+        events: list[Event] = []
+        fixed, stray = self._put_back_displaced(board, t, events)
+        if stray:
+            self._away = True
+            return _Unexplained(fixed, stray), events
+        verdict = self._expect.classify(fixed)
+        if isinstance(verdict, Same):
+            if fixed.kings & ~self.position.kings & fixed.occupied:
+                return _Unexplained(fixed), events  # a crown on a man (000 §3.5)
+            if self._away and not self._displaced:
+                events.append(Restored(t, self.position.fen()))
+                self._away = False
+            self._active = self._pending_shown = None
+            self._explained = []
+            return verdict, events
+        self._away = True
+        if isinstance(verdict, (Complete, Partial)):
+            self._explained = [*self._explained[-(EXPLAINED_KEPT - 1):], (fixed, verdict)]
+            if isinstance(verdict, Partial):
+                key = (verdict.squares, verdict.moves)
+                if key != self._pending_shown:
+                    events.append(Pending(t, verdict.squares, verdict.moves))
+                    self._pending_shown = key
+            return verdict, events
+        active = self._active
+        if active is not None:
+            if active.board == fixed:
+                return _Waiting(), events
+            if self.policy is Policy.TOURNAMENT and active.expectation is not None:
+                answer = active.expectation.classify(fixed)
+                if isinstance(answer, Complete):
+                    return _Accepting(answer.shape), events
+                if answer is not None:
+                    return _Waiting(), events
+        if self._explained:
+            played_on = self._played_on(fixed, t, events)
+            if played_on is not None:
+                return played_on, events
+        return _Unexplained(fixed), events
+
+    def _played_on(self, board: Board, t: float, events: list[Event]):
+        """A board a legal move explained, then the opponent moved from it: the mover's
+        move (done, or left unfinished) stands behind the opponent's. Looks back over
+        the recent boards: lifting a piece the mover had still to take off looks like
+        the mover taking it off."""
+        p = self.position
+        waiting = False
+        for before, verdict in reversed(self._explained):
+            if isinstance(verdict, Complete):
+                answer = Expectation(p.after(verdict.shape.move)).classify(board)
+                # an opponent's piece only gone could be the mover taking off one more
+                # captured piece: the opponent must be seen putting a piece down
+                if isinstance(answer, Complete) or isinstance(answer, Partial) and any(
+                        pr.piece and pr.piece != pr.shape.frm for pr in answer.progress):
+                    events += self._play(verdict.shape, t)
+                    verdict2, seen = self._judge(board, t)
+                    events += seen
+                    return verdict2
+                continue
+            finding = judge_unfinished(p, before, verdict)
+            answer = Expectation(finding.situation).classify(board)
+            if isinstance(answer, Complete):
+                events += self._report(finding, before, t)
+                if self.policy is Policy.TOURNAMENT:
+                    return _Accepting(answer.shape)
+                return _Unexplained(board)
+            waiting |= isinstance(answer, Partial)
+        return _Waiting() if waiting else None
+
+    def _judge_setup(self, board: Board):
+        if board.known != self.position.layout.valid:
+            return _Waiting()
+        occupancy = (board.white, board.black)
+        if self.mode is Mode.SETUP and occupancy == (self.position.white, self.position.black):
+            return _SetupSeen(self.position, self.position == self._start)
+        if occupancy == (self._start.white, self._start.black):
+            return _SetupSeen(self._start, True)
+        return _Waiting()
+
+    def _shows_new_start(self, board: Board) -> bool:
+        """The start position set up again (not the first move taken back)."""
+        s, p = self._start, self.position
+        if board.known != p.layout.valid or (board.white, board.black) != (s.white, s.black):
+            return False
+        shown = [(q.white, q.black) for q in self.game.positions[-2:]]
+        return (s.white, s.black) not in shown
+
+    def _put_back_displaced(self, board: Board, t: float, events: list[Event]
+                            ) -> tuple[Board, tuple[str, ...]]:
+        """Pieces seen on a light square next to the empty square they belong on were
+        knocked off it (000 §5.5): count them on their square and say where to put them.
+        Any other piece on a light square is out of play (000 §5.3)."""
+        displaced: list[tuple[int, str]] = []
+        stray: list[str] = []
+        if board.light:
+            p, bit = self.position, self.position.layout.bit_of
+            white, black, kings = board.white, board.black, board.kings
+            for name, reading in board.light:
+                mine = p.black if reading in "bB" else p.white
+                home = [sq for sq in dark_neighbours(self.variant.size, name)
+                        if bit[sq] & mine & board.known & ~(white | black)
+                        and sq not in (d for d, _ in displaced)]
+                if not home:
+                    stray.append(name)
+                    continue
+                b = bit[home[0]]
+                if reading in "bB":
+                    black |= b
+                else:
+                    white |= b
+                kings |= p.kings & b
+                displaced.append((home[0], name))
+            board = board.replace(white=white, black=black, kings=kings, light=())
+        now = tuple(sorted(displaced))
+        if now != self._displaced:
+            if now:
+                events.append(Displaced(t, tuple(sq for sq, _ in now),
+                                        tuple(name for _, name in now)))
+            self._away = True  # back on their squares: say so when the board is right
+            self._displaced = now
+        return board, tuple(stray)
+
+    # --- when a board has stayed long enough (or at a commit) ------------------------------
+
+    def _settle(self, t: float) -> list[Event]:
+        held = self._held
+        held.settled = True
+        verdict = held.verdict
+        if isinstance(verdict, Complete):
+            events = self._play(verdict.shape, t)
+        elif isinstance(verdict, _Accepting):
+            events = self._accept(verdict.shape, t)
+        elif isinstance(verdict, _Unexplained):
+            finding = diagnose(self._history(), verdict.board, verdict.stray_light)
+            return self._report(finding, verdict.board, t)
+        elif isinstance(verdict, _SetupSeen):
+            events = self._setup(verdict, t)
+        else:
+            return []
+        # the position changed: judge the same board again against it
+        verdict2, seen = self._judge(held.board, t)
+        self._held = _Held(held.board, verdict2, t)
+        return events + seen
+
+    def _history(self) -> History:
+        game = self.game
+        if game.moves:
+            return History(self._expect, game.positions[-2], game.notations()[-1],
+                           game.moves[-1])
+        return History(self._expect)
+
+    def _report(self, finding: Finding, board: Board, t: float) -> list[Event]:
+        active = self._active
+        if active is not None and (active.finding.name, active.finding.squares) == (
+                finding.name, finding.squares):
+            active.board = board
+            return []
+        article, pt, en = render(finding.name, finding.offender, finding.squares,
+                                 **finding.extra)
+        event = Irregular(t, article, pt, en, finding.squares, finding.fix,
+                          side_name(finding.offender), finding.light)
+        situation = finding.situation
+        expectation = Expectation(situation) if situation is not None else None
+        self._active = _Active(finding, event, board, expectation)
+        self._away = True
+        return [event]
+
+    def _play(self, shape: Shape, t: float) -> list[Event]:
+        game = self.game
+        mover = int(game.position.turn)
+        move: Move = game.push(shape.move)
+        self._plies += 1
+        outcome = game.outcome()
+        result = f"{outcome.result} {outcome.reason}" if outcome else None
+        self._expect = Expectation(game.position)
+        self._active = self._pending_shown = None
+        self._explained = []
+        self._away = bool(self._displaced)
+        if outcome is not None:
+            self.mode = Mode.OVER
+        return [MoveSeen(t, shape.notation, game.position.fen(), self._plies,
+                         side_name(mover), move, result)]
+
+    def _accept(self, shape: Shape, t: float) -> list[Event]:
+        active = self._active
+        article = active.event.article
+        situation = active.finding.situation
+        self.record.go_on_from(situation, f"{article} accepted (000 §5.7): play goes on "
+                                          f'from FEN "{situation.fen()}"')
+        self._expect = active.expectation
+        self._active = None
+        return [Accepted(t, article, situation.fen())] + self._play(shape, t)
+
+    def _setup(self, seen: _SetupSeen, t: float) -> list[Event]:
+        if seen.start and seen.position != self.position:
+            self.record = Record.of(Game(self.variant))
+            self._plies = 0
+            self._expect = Expectation(self._start)
+        self.mode = Mode.PLAY
+        self._active = self._pending_shown = None
+        self._explained = []
+        self._away = False
+        return [Setup(t, seen.position.fen(), seen.start)]
