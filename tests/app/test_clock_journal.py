@@ -1,0 +1,66 @@
+import json
+
+import pytest
+
+from damas.clock import Clock, TimeControl, format_clock, parse_time_control
+from damas.journal import Journal, JournalError, last_game, read_journal
+from damas.rules import BLACK, WHITE, DamasError
+
+
+@pytest.mark.parametrize("text, minutes, inc, kind", [
+    ("3", 3, 0, "blitz"), ("5+3", 5, 3, "blitz"), ("15+0", 15, 0, "rapid"),
+    ("21", 21, 0, "semi-rapid"), ("30+10", 30, 10, "semi-rapid"), ("45+0", 45, 0, "classical"),
+    (" 90 + 30 ", 90, 30, "classical"),
+])
+def test_time_controls_of_seed_004(text, minutes, inc, kind):
+    tc = parse_time_control(text)
+    assert (tc.minutes, tc.increment, tc.kind) == (minutes, inc, kind)
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "0", "-5", "5+", "+3", "5+3+1"])
+def test_bad_time_controls(bad):
+    with pytest.raises(DamasError, match="time control"):
+        parse_time_control(bad)
+
+
+def test_clock_runs_one_side_adds_increments_pauses_and_flags():
+    c = Clock(TimeControl(1, 5))
+    c.start(100.0, WHITE)
+    assert c.remaining(WHITE, 130.0) == 30.0 and c.remaining(BLACK, 130.0) == 60.0
+    c.press(130.0)
+    assert c.remaining(WHITE, 999.0) == 35.0 and c.running == BLACK
+    c.pause(140.0)
+    assert c.remaining(BLACK, 500.0) == 50.0  # paused: nothing runs
+    c.resume(500.0)
+    assert c.remaining(BLACK, 510.0) == 40.0
+    assert c.flagged(549.0) is None and c.flagged(550.0) == BLACK
+    assert c.state(520.0) == {"white": 35.0, "black": 30.0, "running": "black",
+                              "control": "1+5"}
+    assert format_clock(65.2) == "1:06" and format_clock(3725) == "1:02:05"
+
+
+def test_journal_survives_a_torn_last_line(tmp_path):
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as j:
+        j.write("game-start", variant="english")
+        j.write("move", notation="11-15")
+    with open(path, "a") as f:
+        f.write('{"kind": "move", "notat')  # the power went mid-write
+    with Journal(path) as j:  # the next session starts a fresh line
+        j.write("move", notation="23-19")
+    events = read_journal(path)
+    assert [e.get("notation") for e in events] == [None, "11-15", "23-19"]
+    assert all(json.loads(line) for line in path.read_text().splitlines()[:2])
+
+
+def test_last_game_and_errors(tmp_path):
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as j:
+        j.write("game-start", n=1)
+        j.write("move", notation="a")
+        j.write("game-start", n=2)
+    assert [e.get("n") for e in last_game(read_journal(path))] == [2]
+    with pytest.raises(JournalError, match="nothing to resume"):
+        read_journal(tmp_path / "none.jsonl")
+    with pytest.raises(JournalError, match="no game"):
+        last_game([])
