@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean firmware
+.PHONY: demo test lint bench clean firmware browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -29,7 +29,11 @@ firmware:
 	@bash firmware/install-deps.sh || echo "firmware toolchain missing: its tests will skip"
 	@if command -v avr-gcc >/dev/null; then $(MAKE) --no-print-directory -C firmware; fi
 
-test: $(STAMP) lint firmware
+# The web display is tested in headless Chromium from Debian (chromium, chromium-driver).
+browser:
+	@bash scripts/install-browser.sh || echo "chromium missing: the web page tests will skip"
+
+test: $(STAMP) lint firmware browser
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
