@@ -28,16 +28,20 @@ POLL_SECONDS = 0.2  # GRBL asks for at most 5 status reports a second
 # GRBL 1.1's own wording for the codes a board robot can meet
 ERRORS = {
     1: "expected a command letter", 2: "bad number format", 3: "invalid $ statement",
-    8: "$ command only valid when idle", 9: "G-code locked out during alarm or jog",
-    11: "line too long", 14: "line too long for the buffer", 15: "travel exceeded",
+    4: "negative value", 5: "homing is disabled", 8: "$ command only valid when idle",
+    9: "G-code locked out during alarm or jog", 11: "line too long",
+    14: "line too long for the buffer", 15: "travel exceeded",
     20: "unsupported or invalid command", 21: "two commands of one modal group",
-    22: "feed rate undefined", 24: "two commands need the axis words",
+    22: "feed rate undefined", 23: "value must be an integer",
+    24: "two commands need the axis words", 25: "a word repeated in the line",
     26: "no axis words", 28: "value word missing", 36: "unused value words",
+    38: "LED index or colour above its maximum",  # our firmware's M150 (GRBL: tool number)
 }
 ALARMS = {
     1: "hard limit: a limit switch was hit while moving; check for an obstacle, then home",
     2: "soft limit: a move would leave the machine's travel",
     3: "reset while in motion: position lost, home again",
+    6: "reset while homing: home again",
     8: "homing failed: the pull-off did not clear the switch",
     9: "homing failed: no limit switch was found",
 }
@@ -69,8 +73,11 @@ class Status:
 
 class GrblDriver:
     def __init__(self, url: str, *, timeout: float = 10.0, baudrate: int = 115200,
-                 home: bool = True):
+                 home: bool = True, send_and_wait: bool = False):
+        """send_and_wait: one line at a time, for controllers whose buffer is unknown;
+        by default lines stream with character counting against GRBL's 128 bytes."""
         self.url = url
+        self.send_and_wait = send_and_wait
         self.timeout = timeout
         self.baudrate = baudrate
         self.home = home
@@ -160,7 +167,8 @@ class GrblDriver:
         next_poll = last_heard + POLL_SECONDS
         todo = deque(enumerate(lines))
         while todo or pending:
-            while todo and queued + len(todo[0][1]) + 1 <= RX_BUFFER - 1:
+            while todo and queued + len(todo[0][1]) + 1 <= RX_BUFFER - 1 and not (
+                    self.send_and_wait and pending):
                 index, line = todo.popleft()
                 data = (line.strip() + "\n").encode("ascii")
                 self._write(data)

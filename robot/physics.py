@@ -3,7 +3,9 @@ gripper carries them.
 
 Fed with what a machine simulator observes (the carriage position from step pulses, the
 tool pin), it answers where every piece ended, independently of what the planner meant
-to do, and how close a carried piece ever came to another one.
+to do, and how close a carried piece ever came to another one. The carriage is reported
+at the points where its straight moves begin and end (or more often), so it moved in a
+straight line between two reports.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ class World:
     # --- what the simulator observes -----------------------------------------------
 
     def carriage(self, x: float, y: float, z: float = 0.0) -> None:
+        """The carriage went straight from where it was to (x, y); a carried piece went
+        with it, and the clearance is checked along the whole segment."""
         px, py, _ = self.position
         self.travel_mm += math.hypot(x - px, y - py)
         self.position = (x, y, z)
@@ -58,7 +62,7 @@ class World:
                 for s in self.stacks:
                     if s is not self.carried:
                         self.min_clearance = min(self.min_clearance,
-                                                 math.hypot(s.x - x, s.y - y))
+                                                 _to_segment((s.x, s.y), (px, py), (x, y)))
 
     def tool(self, on: bool) -> None:
         if on and self.carried is None:
@@ -140,3 +144,13 @@ class World:
             _, table, key = spot
             table[key] = obj if table[key] == "e" else "?"
         return {"squares": squares, "trays": trays, "reserve": reserve, "stray": stray}
+
+
+def _to_segment(p, a, b) -> float:
+    """Distance from point p to the segment a-b."""
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy)
+                                              / length2))
+    return math.hypot(p[0] - ax - t * dx, p[1] - ay - t * dy)

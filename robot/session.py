@@ -81,6 +81,7 @@ class RobotSession:
         """Where the pieces are: seen by the simulator when there is one, else as recorded
         by the planner."""
         if self.world is not None:
+            self.simulator.sync()  # every event the simulator saw is in the world
             layout = self.world.layout()
             travel = self.world.travel_mm
         else:

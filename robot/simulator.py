@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import select
 import threading
 import time
 import tty
@@ -20,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 
 BANNER = b"\r\nGrbl 1.1h ['$' for help]\r\n"
+UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
 WORD = re.compile(r"([A-Z])\s*([-+]?\d*\.?\d*)")
 
 
@@ -68,7 +70,8 @@ class MachineSimulator:
             t = threading.Thread(target=target, daemon=True)
             t.start()
             self._threads.append(t)
-        self._send(BANNER)
+        self._send(BANNER)  # power-up: locked until homed or unlocked, as our firmware
+        self._reply(UNLOCK_HINT)
         return self.port
 
     def stop(self) -> None:
@@ -76,13 +79,18 @@ class MachineSimulator:
         self._abort.set()
         with self._wake:
             self._wake.notify_all()
+        for t in self._threads:  # before closing: a thread blocked on the fd keeps it open
+            if t is not threading.current_thread():
+                t.join(timeout=5)
         for fd in (self._master, self._slave):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        for t in self._threads:
-            t.join(timeout=5)
+        self._master = self._slave = -1
+
+    def sync(self) -> None:
+        """Nothing to wait for: what the machine did is reported before its reply."""
 
     def __enter__(self):
         self.start()
@@ -99,9 +107,8 @@ class MachineSimulator:
         self.stop()
 
     def power_cycle(self) -> None:
-        """The controller resets by itself (brown-out, watchdog)."""
-        self._reset(alarm_if_moving=False)
-        self.state = "Alarm"
+        """The controller resets by itself (brown-out, watchdog): locked, as at power-up."""
+        self._reset(power_up=True)
 
     def hit_limit(self) -> None:
         self._alarm(1)
@@ -124,9 +131,11 @@ class MachineSimulator:
     def _reader(self) -> None:
         line = b""
         while not self._stop.is_set():
-            try:
+            try:  # never block for long: stop() must be able to close the pty at once
+                if not select.select([self._master], [], [], 0.05)[0]:
+                    continue
                 data = os.read(self._master, 256)
-            except OSError:
+            except (OSError, ValueError):
                 return
             if not data:
                 return
@@ -143,7 +152,7 @@ class MachineSimulator:
                         self._hold.clear()
                         self.state = "Run"
                 elif c == b"\x18":
-                    self._reset(alarm_if_moving=True)
+                    self._reset()
                     line = b""
                 elif c in b"\r\n":
                     if line.strip():
@@ -161,8 +170,11 @@ class MachineSimulator:
         state = "Hold:0" if self.state == "Hold" else self.state
         return f"<{state}|MPos:{x:.3f},{y:.3f},{z:.3f}|FS:{self.feed or 0:.0f},0>"
 
-    def _reset(self, alarm_if_moving: bool) -> None:
-        moving = self.state in ("Run", "Hold", "Home")
+    def _reset(self, power_up: bool = False) -> None:
+        """Soft reset (0x18), or a restart with power_up. As the firmware: motion stopped
+        abruptly loses the position, so ALARM:3 (6 while homing) comes before the banner,
+        and a locked machine says how to unlock after it."""
+        alarm = None if power_up else {"Run": 3, "Home": 6}.get(self.state)
         self._abort.set()
         with self._wake:
             self._lines.clear()
@@ -170,12 +182,15 @@ class MachineSimulator:
         self._hold.clear()
         self._set_tool(False)
         self.absolute = True
-        self._send(BANNER)
-        if alarm_if_moving and moving:
+        if alarm:
+            self._reply(f"ALARM:{alarm}")
+        if alarm or power_up:
             self.state = "Alarm"
-            self._reply("ALARM:3")
         elif self.state != "Alarm":
             self.state = "Idle"
+        self._send(BANNER)
+        if self.state == "Alarm":
+            self._reply(UNLOCK_HINT)
 
     def _alarm(self, code: int) -> None:
         self._abort.set()
@@ -278,17 +293,21 @@ class MachineSimulator:
         return 3
 
     def _led_set(self, values: dict[str, float]) -> int:
-        rgb = []
-        for key in "RUB":
+        """M150 as the firmware checks it: index, then red, green, blue; each an integer
+        (error:23), not negative (error:4), not above its maximum (error:38)."""
+        words = []
+        for key, top in (("I", len(self.leds) - 1), ("R", 255), ("U", 255), ("B", 255)):
             v = values.get(key, 0)
-            if not 0 <= v <= 255:
-                return 2
-            rgb.append(int(v))
+            if v < 0:
+                return 4
+            if v != int(v):
+                return 23
+            if v > top:
+                return 38
+            words.append(int(v))
+        index, *rgb = words
         if "I" in values:
-            i = int(values["I"])
-            if not 0 <= i < len(self.leds):
-                return 2
-            self.leds[i] = tuple(rgb)
+            self.leds[index] = tuple(rgb)
         else:
             self.leds = [tuple(rgb)] * len(self.leds)
         return 0
@@ -314,8 +333,10 @@ class MachineSimulator:
                 target[i] = values[axis] if self.absolute else target[i] + values[axis]
         tx, ty = self.config.travel
         if not (-1e-6 <= target[0] <= tx + 1e-6 and -1e-6 <= target[1] <= ty + 1e-6):
-            self._alarm(2)  # soft limit, as GRBL: an alarm, the move never starts
-            return 0
+            # soft limit, as GRBL: the alarm is pushed, the line refused, nothing moves
+            self.state = "Alarm"
+            self._reply("ALARM:2")
+            return 15
         rate = self.config.max_rate if motion == "G0" else min(self.feed, self.config.max_rate)
         self.state = "Run"
         self._travel(tuple(target), rate)

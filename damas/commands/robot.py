@@ -1,4 +1,5 @@
-"""`damas robot play-pdn`, `damas calibrate robot` and `damas bench robot`."""
+"""`damas robot play-pdn`, `damas calibrate robot`, `damas bench robot` and
+`damas bench robot-firmware`."""
 
 from __future__ import annotations
 
@@ -91,9 +92,11 @@ def run_calibrate_robot(args) -> int:
     return calibrate_interactively(args)
 
 
-def bench_robot(args) -> int:
+def bench_robot(args, port: str = "sim-python") -> int:
     """Planning time, travel against the straight-line lower bound and machine time per
-    move, over random games on the Python simulator."""
+    move, over random games on a simulator (the Python one, or the firmware in simavr with
+    `damas bench robot-firmware`, which also prints how much faster than real time the
+    simulation ran)."""
     import random
 
     from damas.robot.machine import example_machine
@@ -105,7 +108,8 @@ def bench_robot(args) -> int:
         rng = random.Random(1)
         game = Game(variant)
         planning, lower = [], 0.0
-        with RobotSession.open(machine, "sim-python", game.start, speedup=2000) as session:
+        wall = time.perf_counter()
+        with RobotSession.open(machine, port, game.start, speedup=2000) as session:
             while game.outcome() is None and game.ply < plies:
                 move = rng.choice(game.legal_moves())
                 start = time.perf_counter()
@@ -115,6 +119,7 @@ def bench_robot(args) -> int:
                 session.run(steps)
                 game.push(move)
             report = session.report()
+        wall = time.perf_counter() - wall
         moves = game.ply
         figures[variant] = {
             "moves": moves,
@@ -124,6 +129,8 @@ def bench_robot(args) -> int:
             "lower_bound_mm_per_move": round(lower / moves, 1),
             "travel_ratio": round(report["travel_mm"] / lower, 3),
             "sim_seconds_per_move": round(report["sim_seconds"] / moves, 2),
+            "wall_seconds": round(wall, 1),
+            "sim_speedup": round(report["sim_seconds"] / wall, 1),
         }
     if args.json:
         print(json.dumps(figures))
@@ -132,8 +139,13 @@ def bench_robot(args) -> int:
         print(f"{variant}: {f['moves']} moves; planning median {f['planning_ms_median']} ms, "
               f"max {f['planning_ms_max']} ms; travel {f['travel_mm_per_move']} mm/move "
               f"vs straight-line bound {f['lower_bound_mm_per_move']} "
-              f"(x{f['travel_ratio']}); {f['sim_seconds_per_move']} s of machine time/move")
+              f"(x{f['travel_ratio']}); {f['sim_seconds_per_move']} s of machine time/move; "
+              f"{f['wall_seconds']} s wall ({f['sim_speedup']}x real time)")
     return 0
+
+
+def bench_robot_firmware(args) -> int:
+    return bench_robot(args, "sim-firmware")
 
 
 def _lower_bound(session, steps) -> float:
@@ -146,4 +158,4 @@ def _lower_bound(session, steps) -> float:
     return total
 
 
-BENCHES = {"robot": bench_robot}
+BENCHES = {"robot": bench_robot, "robot-firmware": bench_robot_firmware}

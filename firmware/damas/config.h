@@ -27,8 +27,8 @@
 #define Y_MAX_RATE           6000.0
 #define X_ACCELERATION       800.0  /* mm/s^2 */
 #define Y_ACCELERATION       800.0
-#define X_MAX_TRAVEL         450.0  /* mm, machine space is [0, travel] after homing */
-#define Y_MAX_TRAVEL         400.0
+#define X_MAX_TRAVEL         660.0  /* mm, machine space is [0, travel] after homing */
+#define Y_MAX_TRAVEL         580.0
 #define MIN_FEED_RATE        30.0   /* mm/min; slower feeds are raised to this */
 #define STEP_PULSE_US        4      /* step pulse width; A4988 needs 1, DRV8825 1.9 */
 

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "cpu_map.h"
+#include "idle.h"
 #include "limits.h"
 #include "planner.h"
 #include "protocol.h"
@@ -45,6 +46,7 @@ ISR(LIMIT_PCINT_vect)
     if (limits_closed()) {
         stepper_kill();
         sys.pending_alarm = ALARM_HARD_LIMIT;
+        idle_wake();
     }
 }
 
@@ -63,6 +65,7 @@ static uint8_t homing_move(uint8_t axis, float mm, float rate, uint8_t stop_on_l
         protocol_execute_realtime();
         if (sys.abort)
             return 0;
+        idle_wait();
     }
     planner_sync_position();
     return 1;

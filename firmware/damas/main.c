@@ -4,6 +4,7 @@
 #include <avr/interrupt.h>
 
 #include "gcode.h"
+#include "idle.h"
 #include "leds.h"
 #include "limits.h"
 #include "planner.h"
@@ -16,6 +17,7 @@
 
 int main(void)
 {
+    idle_init();
     serial_init();
     stepper_init();
     limits_init();

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "config.h"
+#include "idle.h"
 #include "planner.h"
 #include "protocol.h"
 #include "stepper.h"
@@ -114,6 +115,7 @@ uint8_t planner_add(const int32_t target[N_MOTORS], float rate_mm_min, uint8_t s
         protocol_execute_realtime();
         if (sys.abort || sys.state == STATE_ALARM)
             return 0;
+        idle_wait();
     }
 
     plan_block_t *b = &blocks[head];

@@ -8,10 +8,10 @@
  * that send it still get one reply per line.
  */
 #include <avr/interrupt.h>
-#include <util/delay.h>
 
 #include "config.h"
 #include "gcode.h"
+#include "idle.h"
 #include "planner.h"
 #include "protocol.h"
 #include "report.h"
@@ -85,8 +85,10 @@ void protocol_main_loop(void)
         if (sys.abort)
             return;
         int c = serial_read();
-        if (c == SERIAL_NO_DATA)
+        if (c == SERIAL_NO_DATA) {
+            idle_wait();  /* a byte, a real-time request or the stepper wakes us */
             continue;
+        }
         if (c == '\n' && last_was_cr) {
             last_was_cr = 0;
             continue;
@@ -174,20 +176,20 @@ void protocol_buffer_synchronize(void)
         protocol_execute_realtime();
         if (sys.abort || sys.state == STATE_ALARM)
             return;
+        idle_wait();
     }
 }
 
 void protocol_dwell_ms(uint32_t ms)
 {
-    while (ms > 0) {
-        uint8_t chunk = ms > 10 ? 10 : ms;
-        for (uint8_t i = 0; i < chunk; i++)
-            _delay_ms(1);
-        ms -= chunk;
+    idle_countdown_start(ms);
+    while (!idle_countdown_done()) {
         protocol_execute_realtime();
         if (sys.abort)
-            return;
+            break;
+        idle_wait();
     }
+    idle_countdown_stop();
 }
 
 void protocol_alarm_with_hold(uint8_t alarm)
@@ -199,6 +201,7 @@ void protocol_alarm_with_hold(uint8_t alarm)
             protocol_execute_realtime();
             if (sys.abort)
                 return;
+            idle_wait();
         }
     }
     enter_alarm(alarm);

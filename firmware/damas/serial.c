@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "cpu_map.h"
+#include "idle.h"
 #include "protocol.h"
 #include "serial.h"
 #include "system.h"
@@ -49,6 +50,7 @@ void serial_write(uint8_t c)
     while (next == tx_tail) {
         if (sys.abort)
             return;  /* a reset drops pending output rather than waiting */
+        idle_wait();
     }
     tx_buffer[tx_head] = c;
     tx_head = next;
@@ -71,11 +73,13 @@ ISR(SERIAL_UDRE_vect)
     tx_tail = tail;
     if (tail == tx_head)
         UCSR0B &= ~_BV(UDRIE0);
+    idle_wake();  /* room in the ring for a waiting serial_write() */
 }
 
 ISR(SERIAL_RX_vect)
 {
     uint8_t c = UDR0;
+    idle_wake();
     switch (c) {
     case '?':
         sys.rt_requests |= RT_STATUS;

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "cpu_map.h"
+#include "idle.h"
 #include "limits.h"
 #include "stepper.h"
 #include "system.h"
@@ -119,6 +120,7 @@ void stepper_kill(void)
     TIMER_STOP();
     PORT(STEP_PORT) &= ~(step_bit[0] | step_bit[1]);
     running = 0;
+    idle_wake();
 }
 
 void stepper_reset(void)
@@ -193,6 +195,7 @@ float stepper_current_rate(void)
 /* The block is over (done or cut short): go on with the next one unless holding. */
 static void finish_block(void)
 {
+    idle_wake();  /* a planner slot is free; waits for the end of motion look again */
     planner_discard_current_block();
     block = 0;
     if (hold || !load_block()) {

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "cpu_map.h"
+#include "idle.h"
 #include "protocol.h"
 #include "system.h"
 #include "tool.h"
@@ -50,6 +51,7 @@ ISR(SERVO_COMP_vect)
             servo_output_mode(0);  /* pin stays low (PORT bit is 0) through the gaps */
             SERVO_SET_TOP(SERVO_GAP_TICKS - 1);
             pulse_ended = 1;
+            idle_wake();
         }
         if (phase == SERVO_GAPS)
             servo_output_mode(3);  /* raise the pin at the end of the last gap */
@@ -125,6 +127,7 @@ void tool_wait_servo_gap(void)
         protocol_execute_realtime();
         if (sys.abort)
             return;
+        idle_wait();
     }
 #endif
 }

@@ -2,15 +2,24 @@
  * damas-sim - runs the damas firmware in simavr with its UART on a pseudo-terminal, and
  * reports the physical machine as seen from the pins (see ../README.md).
  *
- *   damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS] FIRMWARE.elf
+ *   damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS]
+ *             [--speed RATIO] FIRMWARE.elf
  *
  * stdout, one event per line:  PTY <path>  first, then POS / LIMIT / MAG / Z / LED ...
- * stdin, one query per line:   pos    answers a POS line
- *                              start  powers the AVR up (with --wait-start)
- *                              reset  hardware reset (as the reset button or a DTR pulse)
- *                              quit   exits
+ * stdin, one query per line:   pos        answers a POS line
+ *                              start      powers the AVR up (with --wait-start)
+ *                              reset      hardware reset (as the reset button or a DTR pulse)
+ *                              trip X|Y   that limit switch closes for a moment when the
+ *                                         carriage next moves (an obstacle, noise)
+ *                              noise HEX  these bytes reach the host as if the firmware
+ *                                         had sent them (line noise)
+ *                              speed R    as --speed, from now on
+ *                              quit       exits
  * Exits on SIGTERM/SIGINT/SIGHUP, on "quit", when its parent dies, or after --timeout.
+ * Simulated time runs as fast as it can while the machine works and follows the wall
+ * clock while it idles (pace.c); --speed caps it at RATIO times the wall clock.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,11 +35,15 @@
 #include "cpu_map.h"
 #include "events.h"
 #include "machine.h"
-#include "parts/uart_pty.h"
+#include "pace.h"
+#include "serial_line.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
 
-#define SLOW_POLL_MASK 0x3fff  /* instructions between the slower checks */
+#define CLOCK_MASK 0xff  /* iterations between looks at the wall clock */
+#define PUMP_SECONDS 0.0002  /* wall time between moving bytes to and from the pty */
+#define STDIN_POLL_SECONDS 0.001
+#define SLOW_POLL_SECONDS 0.001  /* simulated time between the slower machine checks */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -41,11 +54,30 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS] FIRMWARE.elf\n");
+    fprintf(stderr, "usage: damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS] [--speed RATIO] FIRMWARE.elf\n");
     exit(2);
 }
 
 static int powered = 1;  /* 0 until "start" with --wait-start */
+
+/* "noise HEX": returns 0 if HEX is not an even number of hex digits. */
+static int send_noise(avr_t *avr, const char *hex)
+{
+    uint8_t bytes[100];
+    int count = 0;
+    unsigned value;
+    size_t length = strlen(hex);
+    if (length == 0 || length % 2 || length / 2 > sizeof bytes)
+        return 0;
+    for (size_t i = 0; i < length; i += 2) {
+        if (sscanf(hex + i, "%2x", &value) != 1 || !isxdigit((unsigned char)hex[i + 1]))
+            return 0;
+        bytes[count++] = value;
+    }
+    serial_line_noise(bytes, count);
+    event(avr->cycle, "NOISE", "n=%d", count);
+    return 1;
+}
 
 /* Reads and answers queries on stdin, waiting up to wait_ms for one; returns 0 on quit. */
 static int serve_stdin(machine_t *m, int *stdin_open, int wait_ms)
@@ -71,10 +103,19 @@ static int serve_stdin(machine_t *m, int *stdin_open, int wait_ms)
             powered = 1;
         } else if (!strcmp(line, "reset")) {
             avr_reset(m->avr);
+            pace_after_reset(m->avr);
             machine_after_reset(m);
+            serial_line_forget();
             event(m->avr->cycle, "RESET", NULL);
-        }
-        else if (!strcmp(line, "quit"))
+        } else if (!strcmp(line, "trip X") || !strcmp(line, "trip Y")) {
+            machine_trip(m, line[5] - 'X');
+            event(m->avr->cycle, "TRIP", "axis=%c", line[5]);
+        } else if (!strncmp(line, "noise ", 6) && send_noise(m->avr, line + 6)) {
+            /* sent */
+        } else if (!strncmp(line, "speed ", 6)) {
+            pace_set_max_ratio(atof(line + 6));
+            event(m->avr->cycle, "SPEED", "ratio=%g", atof(line + 6));
+        } else if (!strcmp(line, "quit"))
             return 0;
         else if (*line)
             event(m->avr->cycle, "ERROR", "unknown query '%s'", line);
@@ -87,23 +128,11 @@ static int serve_stdin(machine_t *m, int *stdin_open, int wait_ms)
     return 1;
 }
 
-/* simavr leaves a /tmp/simavr-uart0 link to the last pty made; drop ours on exit. */
-static void remove_pty_link(const char *pty_path)
-{
-    char target[256];
-    ssize_t n = readlink("/tmp/simavr-uart0", target, sizeof target - 1);
-    if (n > 0) {
-        target[n] = 0;
-        if (!strcmp(target, pty_path))
-            unlink("/tmp/simavr-uart0");
-    }
-}
-
 int main(int argc, char **argv)
 {
     double start_x = X_MAX_TRAVEL / 3, start_y = Y_MAX_TRAVEL / 4;
     const char *firmware = NULL, *step_log_path = NULL;
-    double timeout = 0;
+    double timeout = 0, speed = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--start") && i + 1 < argc) {
             if (sscanf(argv[++i], "%lf,%lf", &start_x, &start_y) != 2)
@@ -114,6 +143,8 @@ int main(int argc, char **argv)
             powered = 0;
         } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
             timeout = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--speed") && i + 1 < argc) {
+            speed = atof(argv[++i]);
         } else if (argv[i][0] == '-' || firmware) {
             usage();
         } else {
@@ -145,6 +176,7 @@ int main(int argc, char **argv)
         return 2;
     }
     avr_init(avr);
+    pace_init(avr, speed);
     avr->log = LOG_ERROR;
     avr->frequency = F_CPU;
     avr_load_firmware(avr, &fw);
@@ -159,16 +191,18 @@ int main(int argc, char **argv)
     machine_t machine;
     machine_init(&machine, avr, start_x, start_y, step_log);
 
-    uart_pty_t pty;
-    uart_pty_init(avr, &pty);
-    uart_pty_connect(&pty, '0');
-    event_raw("PTY %s\n", pty.port[0].slavename);
+    event_raw("PTY %s\n", serial_line_open(avr));
     machine_report_position(&machine, "start");
 
-    struct timespec started;
-    clock_gettime(CLOCK_MONOTONIC, &started);
+    double started = pace_wall(), next_stdin = 0, next_pump = 0;
+    uint64_t slow_poll_cycles = (uint64_t)(SLOW_POLL_SECONDS * F_CPU), next_slow = 0;
     int stdin_open = 1, status = 0;
-    for (uint64_t n = 0; !stop_signal; n++) {
+    const char *reason = "quit";
+    for (uint64_t n = 0;; n++) {
+        if (stop_signal) {
+            reason = "signal";
+            break;
+        }
         if (!powered) {
             if (!serve_stdin(&machine, &stdin_open, 10) || !stdin_open)
                 break;
@@ -176,31 +210,38 @@ int main(int argc, char **argv)
         }
         int state = avr_run(avr);
         if (state == cpu_Done || state == cpu_Crashed) {
-            event(avr->cycle, "EXIT", "reason=%s", state == cpu_Done ? "done" : "crashed");
+            reason = state == cpu_Done ? "done" : "crashed";
             status = 1;
             break;
         }
         machine_poll(&machine);
-        if ((n & SLOW_POLL_MASK) == 0) {
+        if (avr->cycle >= next_slow) {
             machine_poll_slow(&machine);
+            next_slow = avr->cycle + slow_poll_cycles;
+        }
+        if ((n & CLOCK_MASK) == 0) {
+            double now = pace_wall();
+            if (now >= next_pump) {
+                serial_line_pump();
+                next_pump = now + PUMP_SECONDS;
+            }
+            if (now < next_stdin)
+                continue;
+            next_stdin = now + STDIN_POLL_SECONDS;
             if (!serve_stdin(&machine, &stdin_open, 0))
                 break;
-            if (timeout > 0) {
-                struct timespec now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                if (now.tv_sec - started.tv_sec + (now.tv_nsec - started.tv_nsec) / 1e9 > timeout) {
-                    event(avr->cycle, "EXIT", "reason=timeout");
-                    status = 1;
-                    break;
-                }
+            if (timeout > 0 && now - started > timeout) {
+                reason = "timeout";
+                status = 1;
+                break;
             }
         }
     }
-    if (stop_signal)
-        event(avr->cycle, "EXIT", "reason=signal");
+    /* Where the carriage stopped: a host that loses the machine can still tell. */
+    machine_report_position(&machine, "exit");
+    event(avr->cycle, "EXIT", "reason=%s", reason);
+    serial_line_pump();  /* the last replies */
     if (step_log)
         fclose(step_log);
-    remove_pty_link(pty.port[0].slavename);
-    /* Leave without uart_pty_stop(): its thread may not notice; exiting closes the pty. */
     _exit(status);
 }

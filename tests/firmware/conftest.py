@@ -135,7 +135,8 @@ def parse_status(line: str) -> Status:
 class Firmware:
     """The firmware running in damas-sim: a serial client plus the harness's event stream."""
 
-    def __init__(self, folder: Path, workdir: Path, start: tuple[float, float] = (30.0, 25.0)):
+    def __init__(self, folder: Path, workdir: Path, start: tuple[float, float] = (30.0, 25.0),
+                 speed: float = 0):
         self.step_log = workdir / "steps.log"
         self.stderr = open(workdir / "sim.stderr", "w")
         self.proc = subprocess.Popen(
@@ -148,6 +149,8 @@ class Firmware:
                 f"{start[0]},{start[1]}",
                 "--step-log",
                 str(self.step_log),
+                "--speed",
+                str(speed),
                 str(folder / "damas.elf"),
             ],
             stdin=subprocess.PIPE,
@@ -342,17 +345,19 @@ def default_build(toolchain) -> Path:
 
 @pytest.fixture
 def make_firmware(tmp_path, toolchain):
-    """Factory: make_firmware(start=(x, y), power_up=True, **make_variables) -> Firmware.
+    """Factory: make_firmware(start=(x, y), power_up=True, speed=0, **make_variables).
 
     start is where the carriage is at power-up, in mm from the machine origin. With
-    power_up=False the harness runs but the AVR waits for fw.power_up() (or "start")."""
+    power_up=False the harness runs but the AVR waits for fw.power_up() (or "start").
+    The harness runs the machine's work as fast as it can; speed=1 keeps it to the wall
+    clock, for tests that must act while a move is under way."""
     running: list[Firmware] = []
 
-    def start(start=(30.0, 25.0), power_up=True, **variables) -> Firmware:
+    def start(start=(30.0, 25.0), power_up=True, speed=0, **variables) -> Firmware:
         folder = build_variant(**variables)
         workdir = tmp_path / f"sim{len(running)}"
         workdir.mkdir()
-        fw = Firmware(folder, workdir, start)
+        fw = Firmware(folder, workdir, start, speed)
         running.append(fw)
         if power_up:
             fw.power_up()

@@ -60,9 +60,9 @@ def test_hard_limit_during_motion_raises_alarm_1(make_firmware):
 
 
 def test_hard_limit_then_homing_recovers(make_firmware):
-    fw = make_firmware(start=(445.0, 10.0))
+    fw = make_firmware(start=(655.0, 10.0))  # config.h X_MAX_TRAVEL: 660 mm
     fw.unlock(soft_limits=False)
-    fw.send("G1 X20 F3000")  # into the far switch at 452 mm
+    fw.send("G1 X20 F3000")  # into the far switch at 662 mm
     assert fw.reply()[0] == "ok"
     assert fw.next_line(timeout=10) == "ALARM:1"
     assert fw.position().fields["limits"] == "10"

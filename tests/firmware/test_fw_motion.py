@@ -98,7 +98,8 @@ def test_short_move_is_a_triangle(fw):
     assert min(intervals) > 1e6 / (100 * 80)  # never reached the feed rate
 
 
-def test_feed_hold_decelerates_and_resume_finishes(fw):
+def test_feed_hold_decelerates_and_resume_finishes(make_firmware):
+    fw = make_firmware(speed=1)  # the hold must come while the move runs
     fw.unlock()
     fw.ok("G1 X50 F1500")  # 2 s at 25 mm/s
     fw.wait_state("Run")
@@ -129,7 +130,8 @@ def test_hold_before_motion_keeps_queued_moves_until_resume(fw):
     assert_at(fw, 5, 0)
 
 
-def test_soft_reset_mid_move_gives_alarm_3_and_banner(fw):
+def test_soft_reset_mid_move_gives_alarm_3_and_banner(make_firmware):
+    fw = make_firmware(speed=1)  # the reset must come while the move runs
     fw.unlock()
     fw.ok("G1 X50 F1500")
     fw.wait_state("Run")

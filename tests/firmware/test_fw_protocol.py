@@ -132,7 +132,8 @@ def test_build_info_and_parser_state(fw):
     assert lines == ["[GC:G1 G54 G17 G21 G91 G94 M5 M9 T0 F1234 S0]"]
 
 
-def test_status_report_format(fw):
+def test_status_report_format(make_firmware):
+    fw = make_firmware(speed=1)  # a report must come while the move runs
     fw.write(b"?")
     assert fw.next_line() == "<Alarm|MPos:0.000,0.000,0.000|FS:0,0>"
     fw.unlock()

@@ -38,6 +38,38 @@ def test_play_pdn_on_the_python_simulator(tmp_path, capsys):
     assert out["travel_mm"] > 0 and out["sim_seconds"] > 0
 
 
+def test_play_pdn_on_the_firmware(firmware, tmp_path, capsys):
+    game = Game("english")
+    rng = random.Random(8)
+    while game.ply < 12:
+        game.push(rng.choice(game.legal_moves()))
+    assert any(m.captured for m in game.moves)
+    pdn = tmp_path / "g.pdn"
+    pdn.write_text(write_pdn(PdnGame.from_game(game)))
+    assert main(["robot", "play-pdn", str(pdn), "--port", "sim-firmware", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["matches_game"] is True and out["stray"] == []
+    assert out["squares"] == {str(n): game.position.pieces().get(n, "e") for n in range(1, 33)}
+    captured = {"w": 0, "b": 0}
+    for pos, move in zip(game.positions, game.moves, strict=False):
+        for square in move.captured:
+            captured[pos.piece(square)] += 1
+    assert out["trays"]["black"].count("b") == captured["b"]
+    assert out["trays"]["white"].count("w") == captured["w"]
+    assert out["travel_mm"] > 0 and out["sim_seconds"] > len(game.moves)
+
+
+def test_sim_firmware_without_the_toolchain_says_what_to_do(tmp_path, capsys, monkeypatch):
+    import damas.robot.simavr as simavr
+
+    monkeypatch.setattr(simavr, "missing_toolchain", lambda: ["avr-gcc"])
+    pdn = tmp_path / "g.pdn"
+    pdn.write_text("1. 32-28 *")
+    assert main(["robot", "play-pdn", str(pdn), "--port", "sim-firmware"]) == 2
+    err = capsys.readouterr().err
+    assert "missing: avr-gcc" in err and "install-deps.sh" in err and "sim-python" in err
+
+
 def test_play_pdn_bad_input(tmp_path, capsys):
     bad = tmp_path / "bad.pdn"
     bad.write_text("1. 32-28 99-98 *")

@@ -1,0 +1,328 @@
+"""Our firmware running in simavr, as the machine behind `--port sim-firmware`.
+
+`FirmwareSimulator(machine, world)` builds the firmware for the machine's board
+(`make -C firmware LEDS=50` or `LEDS=32`), starts the `damas-sim` harness with the AVR's
+UART on a pseudo-terminal (pyserial opens it like a USB port), and turns the harness's
+events - read from the AVR's pins only - into the physical board of `physics.World`:
+
+- the carriage from `POS` events: the firmware moves in straight lines that start and
+  end at rest, and the harness reports every point where the carriage stops (`rest`, and
+  `pause` between two queued moves), so the path is the polyline through those points;
+- the magnet from `MAG` events (they carry the carriage position), Z from `Z` events;
+- LED frames from `LED` events, decoded from the WS2812 data pin.
+
+Faults a test can cause, as on a real machine: `power_cycle()` (the reset button or a DTR
+pulse), `drop_line()` (the controller loses power: the harness ends, the pty goes away),
+`hit_limit()` (a limit switch closes while the carriage moves), `send_garbage()` (noise on
+the line toward the host).
+
+Simulated time: the harness skips the AVR's sleeping time while the machine works and
+follows the wall clock while it idles, so a slide of several seconds takes a fraction of
+that; `speed` caps it (simulated seconds per wall second) for tests that must act while a
+move is under way. `sim_seconds` is the AVR's clock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import RobotError
+from .machine import Machine
+from .physics import World
+
+FIRMWARE_DIR = Path(__file__).resolve().parents[1] / "firmware"
+BANNER = b"Grbl "
+UNLOCK_HINT = b"[MSG:'$H'|'$X' to unlock]"
+RGB = tuple[int, int, int]
+
+
+class FirmwareUnavailable(RobotError):
+    """The firmware or its simulator cannot be built or started here."""
+
+
+def missing_toolchain() -> list[str]:
+    """What `make -C firmware` and the harness need that this system lacks."""
+    missing = [tool for tool in ("make", "cc", "avr-gcc", "avr-objcopy")
+               if shutil.which(tool) is None]
+    for header in ("/usr/include/simavr/sim_avr.h", "/usr/include/simavr/parts/uart_pty.h",
+                   "/usr/lib/avr/include/avr/io.h"):
+        if not Path(header).exists():
+            missing.append(header)
+    return missing
+
+
+def build(leds: int) -> Path:
+    """Builds (if needed) the firmware and harness for a board with `leds` dark squares;
+    returns the build folder."""
+    if not (FIRMWARE_DIR / "Makefile").exists():
+        raise FirmwareUnavailable(f"sim-firmware needs the firmware sources ({FIRMWARE_DIR} "
+                                  "is missing): run from a checkout, or use --port sim-python")
+    missing = missing_toolchain()
+    if missing:
+        raise FirmwareUnavailable(f"sim-firmware needs the AVR toolchain and simavr (missing: "
+                                  f"{', '.join(missing)}): run firmware/install-deps.sh as "
+                                  "root, or use --port sim-python")
+    (FIRMWARE_DIR / "build").mkdir(exist_ok=True)
+    with open(FIRMWARE_DIR / "build" / ".make.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two sessions must not build one folder at once
+        done = subprocess.run(["make", "-C", str(FIRMWARE_DIR), f"LEDS={leds}"],
+                              capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise FirmwareUnavailable(f"make -C firmware LEDS={leds} failed:\n"
+                                  + (done.stdout + done.stderr)[-2000:])
+    return FIRMWARE_DIR / "build" / f"atmega328p-cartesian-{leds}leds-zservo"
+
+
+@dataclass(frozen=True)
+class Event:
+    """One harness line, e.g. `MAG t=1.25 on=1 x=30.0 y=40.0`."""
+
+    kind: str
+    fields: dict[str, str] = field(default_factory=dict)
+    words: tuple[str, ...] = ()  # values without a name (the LED colours)
+
+    @classmethod
+    def parse(cls, line: str) -> Event:
+        kind, *rest = line.split()
+        fields = dict(w.split("=", 1) for w in rest if "=" in w)
+        return cls(kind, fields, tuple(w for w in rest if "=" not in w))
+
+    @property
+    def t(self) -> float:
+        return float(self.fields.get("t", "nan"))
+
+    def num(self, name: str) -> float:
+        return float(self.fields[name])
+
+
+class FirmwareSimulator:
+    """The harness ends with the thread that started it (PR_SET_PDEATHSIG): start it from
+    a thread that outlives it, as the main thread."""
+
+    def __init__(self, machine: Machine, world: World | None = None, *, speed: float = 0.0,
+                 start: tuple[float, float] = (0.0, 0.0),
+                 on_leds: Callable[[list[RGB]], None] | None = None):
+        self.machine = machine
+        self.world = world
+        self.speed = speed
+        self.start_point = start
+        self.on_leds = on_leds
+        self.leds = machine.board_size ** 2 // 2
+        self.frames: list[list[RGB]] = []  # every LED frame shown, as decoded from the pin
+        self.events: list[Event] = []
+        self.port: str | None = None
+        self._proc: subprocess.Popen | None = None
+        self._stderr = None
+        self._reader: threading.Thread | None = None
+        self._changed = threading.Condition()
+        self._z = 0.0
+        self._last_t = 0.0
+
+    # --- life -------------------------------------------------------------------------
+
+    def start(self) -> str:
+        folder = build(self.leds)
+        self._stderr = tempfile.TemporaryFile("w+")
+        x, y = self.start_point
+        self._proc = subprocess.Popen(
+            [str(folder / "damas-sim"), "--wait-start", "--start", f"{x},{y}",
+             "--speed", str(self.speed), str(folder / "damas.elf")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+            bufsize=1)
+        first = self._proc.stdout.readline().split()
+        if first[:1] != ["PTY"]:
+            self.stop()
+            raise FirmwareUnavailable(f"damas-sim did not start: {self._harness_output()}")
+        self.port = first[1]
+        self._reader = threading.Thread(target=self._read_events, daemon=True)
+        self._reader.start()
+        self._power_up()
+        return self.port
+
+    def _power_up(self) -> None:
+        """Powers the AVR up with our end of the pty open and reads its first lines, so
+        the host that opens the port next sees nothing stale."""
+        import serial
+
+        with serial.Serial(self.port, 115200, timeout=0.1) as link:
+            self._query("start")
+            seen = b""
+            deadline = time.monotonic() + 10
+            while UNLOCK_HINT not in seen:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise FirmwareUnavailable(f"the firmware printed no banner, only {seen!r}")
+                seen += link.read(256)
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+            if self._reader is not None:
+                self._reader.join(timeout=5)
+            for pipe in (proc.stdin, proc.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    # --- what the harness reports -------------------------------------------------------
+
+    def _read_events(self) -> None:
+        for line in self._proc.stdout:
+            if not line.strip():
+                continue
+            event = Event.parse(line)
+            self._apply(event)
+            with self._changed:
+                self.events.append(event)
+                self._changed.notify_all()
+
+    def _apply(self, event: Event) -> None:
+        if not math.isnan(event.t):
+            self._last_t = event.t
+        world = self.world
+        if event.kind == "LED":
+            frame = [(int(w[0:2], 16), int(w[2:4], 16), int(w[4:6], 16)) for w in event.words]
+            self.frames.append(frame)
+            if self.on_leds:
+                self.on_leds(frame)
+        z = float(event.fields.get("z", "nan"))  # nan before the servo's first pulse
+        if not math.isnan(z):
+            self._z = z
+        if world is None:
+            return
+        if event.kind in ("POS", "MAG", "Z"):
+            world.carriage(event.num("x"), event.num("y"), self._z)
+        if event.kind == "MAG":
+            world.tool(event.fields["on"] == "1")
+        elif event.kind == "EXIT":
+            world.tool(False)  # no power, no magnet
+
+    def wait_event(self, kind: str, predicate=lambda e: True, since: int = 0,
+                   timeout: float = 10.0) -> Event:
+        """The first event of `kind` after index `since` that satisfies `predicate`."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for event in self.events[since:]:
+                    if event.kind == kind and predicate(event):
+                        return event
+                remaining = deadline - time.monotonic()
+                ended = self._reader is None or not self._reader.is_alive()
+                if remaining <= 0 or ended:
+                    raise RobotError(f"damas-sim sent no {kind} event "
+                                     f"({'it ended' if ended else f'in {timeout:.0f} s'}; "
+                                     f"last: {[e.kind for e in self.events[-5:]]}); "
+                                     f"{self._harness_output()}")
+                self._changed.wait(min(remaining, 0.5))
+
+    def mark(self) -> int:
+        """An index for `wait_event(since=...)`: only events after this point."""
+        with self._changed:
+            return len(self.events)
+
+    def position(self) -> Event:
+        """Where the carriage is now, from the pins: a POS event answered at once."""
+        since = self.mark()
+        self._query("pos")
+        return self.wait_event("POS", lambda e: e.fields.get("why") == "query", since)
+
+    def sync(self) -> None:
+        """Returns once every event up to now has been applied to the world (a `pos`
+        query is answered after everything the harness printed before it)."""
+        if self.running:
+            self.position()
+        elif self._reader is not None:
+            self._reader.join(timeout=5)
+
+    @property
+    def sim_seconds(self) -> float:
+        """The AVR's clock: simulated seconds since power-up. It includes the time the
+        machine waited for the host (which runs at the wall clock's pace)."""
+        if self.running:
+            self.sync()
+        return self._last_t
+
+    def set_speed(self, speed: float) -> None:
+        """Caps simulated seconds per wall second from now on (0: no cap)."""
+        self.speed = speed
+        self._acknowledged(f"speed {speed}", "SPEED")
+
+    # --- faults -------------------------------------------------------------------------
+
+    def power_cycle(self) -> None:
+        """Hardware reset (the reset button, a DTR pulse, a brown-out): the firmware
+        restarts locked, the magnet drops, the carriage stays where it is."""
+        self._acknowledged("reset", "RESET")
+
+    def drop_line(self) -> None:
+        """The controller loses power (a USB-powered board whose cable is pulled): the
+        harness ends, the pty goes away, the magnet drops where the carriage stands."""
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(timeout=5)
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+
+    def hit_limit(self, axis: str = "X") -> None:
+        """A limit switch closes for a moment while the carriage next moves (an obstacle,
+        electrical noise): hard limits stop the motors and raise ALARM:1."""
+        self._acknowledged(f"trip {axis}", "TRIP")
+
+    def send_garbage(self, data: bytes) -> None:
+        """Bytes reach the host as if the firmware had sent them (line noise); whatever
+        the firmware sends afterwards comes after them."""
+        self._acknowledged("noise " + data.hex(), "NOISE")
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def _acknowledged(self, query: str, kind: str) -> None:
+        since = self.mark()
+        self._query(query)
+        self.wait_event(kind, since=since)
+
+    def _query(self, text: str) -> None:
+        if not self.running:
+            raise RobotError(f"damas-sim is not running; {self._harness_output()}")
+        try:
+            self._proc.stdin.write(text + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise RobotError(f"damas-sim stopped; {self._harness_output()}") from None
+
+    def _harness_output(self) -> str:
+        text = ""
+        if self._stderr is not None and not self._stderr.closed:
+            self._stderr.seek(0)
+            text = self._stderr.read()[-500:].strip()
+        return f"its errors: {text}" if text else "it printed no error"
