@@ -14,6 +14,8 @@ from pathlib import Path
 
 from damas.rules.errors import DamasError
 
+from .errors import CalibrationError, CalibrationVersionError
+
 
 class FileFormatError(DamasError):
     """A file that is missing, unreadable, not ours, or of a version we do not read."""
@@ -74,3 +76,53 @@ def load_versioned_json(path: str | os.PathLike, kind: str, version: int) -> dic
         raise FileFormatError(f"{path}: {kind} version {document.get('version')!r}; this damas "
                               f"reads version {version} (make the file again)")
     return {k: v for k, v in document.items() if k not in ("format", "version")}
+
+
+# --- calibration files ---------------------------------------------------------------
+# The calibration stage's own files use the same format, with errors that say to
+# calibrate again.
+
+
+def save_json(path: str | os.PathLike, kind: str, version: int, body: dict) -> Path:
+    """Write {"format": kind, "version": version, **body} to `path` atomically."""
+    save_versioned_json(path, kind, version, body)
+    return Path(path)
+
+
+def load_json(path: str | os.PathLike, kind: str, version: int) -> dict:
+    """The body of a calibration file of this kind and version, or a CalibrationError
+    that says what is wrong and what to do."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CalibrationError(f"{path}: no such calibration file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CalibrationError(f"{path}: not a readable calibration file ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != kind:
+        raise CalibrationError(f"{path}: not a {kind} calibration file")
+    if data.get("version") != version:
+        raise CalibrationVersionError(
+            f"{path}: {kind} version {data.get('version')!r}, this damas reads version "
+            f"{version}: calibrate again to write a new one")
+    return data
+
+
+# the calibration files this damas writes, and the version of each it reads
+CALIBRATION_KINDS = {"damas.board": 1, "damas.camera": 1}
+
+
+def load_any(path: str | os.PathLike) -> str:
+    """Check a file in a calibration folder: its kind and version ("damas.board version
+    1"), or a CalibrationError saying what is wrong (for `damas doctor`)."""
+    path = Path(path)
+    try:
+        kind = json.loads(path.read_text(encoding="utf-8")).get("format")
+    except FileNotFoundError:
+        raise CalibrationError(f"{path}: no such calibration file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as e:
+        raise CalibrationError(f"{path}: not a readable calibration file ({e})") from None
+    if kind not in CALIBRATION_KINDS:
+        raise CalibrationError(f"{path}: not a calibration file (format {kind!r})")
+    load_json(path, kind, CALIBRATION_KINDS[kind])
+    return f"{kind} version {CALIBRATION_KINDS[kind]}"

@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="print performance figures")
     bench.add_argument("what", choices=sorted(benches))
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.add_argument("--frames", type=int, help="vision: how many rendered frames")
+    bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 

@@ -1,0 +1,307 @@
+"""`damas render`, `damas read`, `damas calibrate markers|camera|board` and
+`damas bench vision`. OpenCV and the vision stages are imported inside the commands, so
+`damas moves` does not pay for them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from damas.cli import command_group
+from damas.rules import DamasError, Position, variant
+
+SIDES = ("bottom", "top", "left", "right")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("render", help="draw a simulated camera frame of a physical board")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--fen", help="the position (default: the start position)")
+    p.add_argument("--out", required=True, help="image file to write (.png, .jpg)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="draws everything not given below (same seed, same frame)")
+    p.add_argument("--tilt", type=float, help="camera tilt from straight down, 0..45 degrees")
+    p.add_argument("--rotation", type=float, help="camera direction about the vertical, degrees")
+    p.add_argument("--scheme", choices=("wood", "green", "bw"))
+    p.add_argument("--markers", action="store_true", help="ArUco markers on the corners")
+    p.add_argument("--no-markers", action="store_true")
+    p.add_argument("--hand", action="store_true", help="a hand and arm over the board")
+    p.add_argument("--noise", type=float, help="sensor noise, grey levels")
+    p.add_argument("--blur", type=float, help="blur sigma, pixels")
+    p.add_argument("--jpeg", type=int, help="JPEG quality (0: none)")
+    p.add_argument("--size", default="1280x720", help="frame size, WxH")
+    p.set_defaults(run=run_render)
+
+    p = sub.add_parser("read", help="read the position on a board from a photo")
+    p.add_argument("image")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--white-at", choices=SIDES, help="the image side White sits on")
+    p.add_argument("--calibration", metavar="DIR", help="folder from `damas calibrate`")
+    p.add_argument("--turn", choices=("w", "b"), default="w", help="side to move in the FEN")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--annotate", metavar="OUT", help="write the frame with grid and readings")
+    p.add_argument("--kings-by-height", action="store_true",
+                   help="also tell kings by the height of their stack (sets without crowns; "
+                        "steep views only, and not yet reliable)")
+    p.set_defaults(run=run_read)
+
+    actions = command_group(sub, "calibrate", "calibrate the camera, board or robot")
+    a = actions.add_parser("markers", help="print the corner markers to scale")
+    a.add_argument("--out", required=True, help="PNG to write (A4 page)")
+    a.add_argument("--marker-mm", type=float, default=30.0)
+    a.add_argument("--dpi", type=int, default=300)
+    a.set_defaults(run=run_markers)
+
+    a = actions.add_parser("camera", help="camera intrinsics from chessboard photos")
+    a.add_argument("images", nargs="+")
+    a.add_argument("--pattern", default="9x6", help="inner corners, COLSxROWS (chessboard) "
+                   "or squares (ChArUco)")
+    a.add_argument("--square-mm", type=float, default=25.0)
+    a.add_argument("--charuco", action="store_true", help="a ChArUco board, not a chessboard")
+    a.add_argument("--marker-mm", type=float, default=18.0, help="ChArUco marker size")
+    a.add_argument("--out", required=True, metavar="DIR")
+    a.set_defaults(run=run_calibrate_camera)
+
+    a = actions.add_parser("board", help="board pose, White's side and colours from a photo")
+    a.add_argument("image", nargs="?", help="a photo of the board (or use --camera)")
+    a.add_argument("--camera", metavar="SOURCE",
+                   help="take the photo from a camera index, stream URL or video instead")
+    a.add_argument("--variant", default="international")
+    a.add_argument("--fen", help="the position in the photo (default: the start position)")
+    a.add_argument("--white-at", choices=SIDES)
+    a.add_argument("--intrinsics", metavar="DIR",
+                   help="folder holding camera.json (default: the --out folder's, if any)")
+    a.add_argument("--out", required=True, metavar="DIR")
+    a.add_argument("--annotate", metavar="OUT")
+    a.add_argument("--kings-by-height", action="store_true",
+                   help="also learn the men's height, to tell uncrowned kings by it")
+    a.set_defaults(run=run_calibrate_board)
+
+
+# --- render ---------------------------------------------------------------------------
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+        if w < 64 or h < 64:
+            raise ValueError
+        return w, h
+    except ValueError:
+        raise DamasError(f"--size {text!r}: give WIDTHxHEIGHT, e.g. 1280x720") from None
+
+
+def run_render(args) -> int:
+    import random
+
+    import cv2
+
+    from damas.vision.render import render
+    from damas.vision.scene import hand_over, random_scene
+
+    v = variant(args.variant)
+    pos = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
+    rng = random.Random(args.seed)
+    width, height = _size(args.size)
+    fixed = {"size": v.size, "width": width, "height": height}
+    for key, value in (("tilt_deg", args.tilt), ("rotation_deg", args.rotation),
+                       ("scheme", args.scheme), ("noise", args.noise), ("blur", args.blur),
+                       ("jpeg_quality", args.jpeg)):
+        if value is not None:
+            fixed[key] = value
+    if args.tilt is not None and not 0 <= args.tilt <= 60:
+        raise DamasError("--tilt must be between 0 and 60 degrees")
+    if args.markers or args.no_markers:
+        fixed["markers"] = bool(args.markers)
+    scene = random_scene(rng, **fixed)
+    if args.hand:
+        half = scene.size * scene.square_mm / 2
+        scene = scene.with_(hands=(hand_over(scene, rng.uniform(-half, half) * 0.7,
+                                             rng.uniform(-half, half) * 0.7, rng),))
+    frame = render(scene, pos.pieces()).image
+    if not cv2.imwrite(args.out, frame):
+        raise DamasError(f"{args.out}: cannot write an image there (folder? extension?)")
+    print(f"{args.out}: {v.name} {pos.fen()} scheme={scene.scheme} tilt={scene.tilt_deg:.1f} "
+          f"rotation={scene.rotation_deg:.1f} markers={scene.markers} seed={args.seed}")
+    return 0
+
+
+# --- read -----------------------------------------------------------------------------
+
+def _reader_for(args, size: int, known=None):
+    """A BoardReader set up from --calibration / --white-at / --camera."""
+    from damas.calibration.board import load_board, load_camera
+    from damas.calibration.errors import CalibrationError
+    from damas.vision.height import StackModel
+    from damas.vision.pipeline import BoardReader
+
+    calibration = camera = None
+    folder = getattr(args, "calibration", None) or getattr(args, "intrinsics", None)
+    if folder:
+        camera = load_camera(folder)
+    if getattr(args, "calibration", None):
+        calibration = load_board(args.calibration)
+        if calibration.size != size:
+            raise CalibrationError(
+                f"{args.calibration}: calibrated for a {calibration.size}x{calibration.size} "
+                f"board, not {size}x{size}: check --variant or calibrate again")
+    white = args.white_at or (calibration.white_at if calibration else None)
+    reader = BoardReader(size, model=calibration.colour if calibration else None,
+                         intrinsics=camera.intrinsics if camera else None, white_at=white,
+                         known=known, kings_by_height=getattr(args, "kings_by_height", False),
+                         stack=(StackModel.from_dict(calibration.stack)
+                                if calibration and getattr(args, "kings_by_height", False)
+                                else None))
+    return reader, calibration
+
+
+def run_read(args) -> int:
+    from damas.vision.annotate import annotate
+    from damas.vision.board import BoardPose
+    from damas.vision.errors import BoardNotFound
+    from damas.vision.sources import read_image
+
+    v = variant(args.variant)
+    image = read_image(args.image)
+    reader, calibration = _reader_for(args, v.size)
+    try:
+        reading = reader.read(image)
+    except BoardNotFound as e:
+        if calibration is None:
+            if args.json:
+                print(json.dumps({"fen": None, "squares": {}, "confidence": {},
+                                  "board_found": False, "error": str(e)}))
+            raise
+        # the board may be hard to find alone (a hand on its edge): trust the calibration
+        reader.set_pose(BoardPose(v.size, calibration.camera, "calibration"))
+        reading = reader.read(image)
+    turn = args.turn.upper()
+    if args.json:
+        print(reading.to_json(turn))
+    else:
+        print(reading.diagram())
+        print(reading.fen(turn))
+        if reading.unknown:
+            print(f"unknown: {', '.join(map(str, reading.unknown))}"
+                  + (" (something covers the board)" if reading.hand else ""))
+    if args.annotate:
+        _write(args.annotate, annotate(image, reader.pose, reading))
+    return 0
+
+
+def _write(path: str, image) -> None:
+    import cv2
+
+    if not cv2.imwrite(path, image):
+        raise DamasError(f"{path}: cannot write an image there (folder? extension?)")
+
+
+# --- calibrate ------------------------------------------------------------------------
+
+def run_markers(args) -> int:
+    from damas.vision.markers import png_with_dpi, sheet
+
+    if not 5 <= args.marker_mm <= 150:
+        raise DamasError("--marker-mm must be between 5 and 150")
+    data = png_with_dpi(sheet(args.marker_mm, args.dpi), args.dpi)
+    try:
+        with open(args.out, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise DamasError(f"{args.out}: cannot write ({e.strerror})") from None
+    print(f"{args.out}: four {args.marker_mm:g} mm markers on an A4 page at {args.dpi} dpi; "
+          "print at 100 % and put id 0 at White's left corner")
+    return 0
+
+
+def _pattern(text: str) -> tuple[int, int]:
+    try:
+        a, b = (int(v) for v in text.lower().split("x"))
+        if a < 2 or b < 2:
+            raise ValueError
+        return a, b
+    except ValueError:
+        raise DamasError(f"--pattern {text!r}: give COLSxROWS, e.g. 9x6") from None
+
+
+def run_calibrate_camera(args) -> int:
+    from damas.calibration.board import save_camera
+    from damas.calibration.intrinsics import calibrate_charuco, calibrate_chessboard
+    from damas.vision.sources import read_image
+
+    images = [read_image(p) for p in args.images]
+    pattern = _pattern(args.pattern)
+    if args.charuco:
+        cal = calibrate_charuco(images, pattern, args.square_mm, args.marker_mm)
+    else:
+        cal = calibrate_chessboard(images, pattern, args.square_mm)
+    path = save_camera(args.out, cal)
+    k = cal.intrinsics
+    print(f"{path}: fx={k.fx:.1f} fy={k.fy:.1f} cx={k.cx:.1f} cy={k.cy:.1f} "
+          f"k1={k.dist[0]:.4f} from {cal.images} of {len(images)} photos, "
+          f"reprojection error {cal.rms:.3f} px")
+    return 0
+
+
+def _board_photo(args):
+    from damas.vision.errors import SourceError
+    from damas.vision.sources import open_source, read_image
+
+    if (args.image is None) == (args.camera is None):
+        raise DamasError("give a photo of the board or --camera SOURCE (one of them)")
+    if args.image is not None:
+        return read_image(args.image)
+    for frame in open_source(args.camera):
+        return frame
+    raise SourceError(f"{args.camera}: gave no frame")
+
+
+def run_calibrate_board(args) -> int:
+    from damas.calibration.board import BoardCalibration, save_board
+    from damas.vision.annotate import annotate
+
+    v = variant(args.variant)
+    known = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
+    image = _board_photo(args)
+    if args.intrinsics is None and (Path(args.out) / "camera.json").exists():
+        args.intrinsics = args.out
+    args.calibration = None
+    reader, _ = _reader_for(args, v.size, known=known)
+    reader.locate(image)
+    reading = reader.read(image)
+    wrong = [s for s in range(1, v.squares + 1)
+             if reading.squares[s].lower() != (known.piece(s) or "e").lower()]
+    pose = reader.pose
+    side = pose.white_side_in_image()
+    cal = BoardCalibration(v.name, v.size, pose.camera, (float(side[0]), float(side[1])),
+                           reader.model, known.fen(),
+                           reader.stack.to_dict() if reader.stack else None)
+    path = save_board(args.out, cal)
+    print(f"{path}: {v.size}x{v.size} board found ({pose.method}), White at the "
+          f"{reading.white_at} of the image, colours learned from {known.fen()}")
+    if wrong:
+        print(f"warning: {len(wrong)} squares read back differently from the position given "
+              f"({', '.join(map(str, wrong[:10]))}): check the photo and --fen",
+              file=sys.stderr)
+    if args.annotate:
+        _write(args.annotate, annotate(image, pose, reading))
+    return 0
+
+
+# --- bench ----------------------------------------------------------------------------
+
+def run_bench(args) -> int:
+
+    from damas.vision.bench import print_report, run
+
+    frames = args.frames or 2000
+    seed = args.seed if args.seed is not None else 1
+    report = run(frames, seed, progress=None if args.json else sys.stderr)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)
+    return 0
+
+
+BENCHES = {"vision": run_bench}

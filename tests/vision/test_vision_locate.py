@@ -1,0 +1,79 @@
+"""The locator: the grid of squares lands on the true squares, in many conditions."""
+
+import random
+
+import numpy as np
+import pytest
+from vision_helpers import VARIANT, centre_error, game_position, scene_for, truth_pose
+
+from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
+from damas.rules import Position
+from damas.vision.errors import BoardNotFound
+from damas.vision.locate import locate
+from damas.vision.render import render
+
+CASES = [  # seed, fixed scene values
+    (11, {"scheme": "wood", "size": 10, "tilt_deg": 0.0, "markers": False}),
+    (12, {"scheme": "green", "size": 10, "tilt_deg": 25.0, "markers": False}),
+    (13, {"scheme": "bw", "size": 10, "tilt_deg": 44.0, "markers": False}),
+    (14, {"scheme": "wood", "size": 8, "tilt_deg": 40.0, "markers": False}),
+    (15, {"scheme": "green", "size": 8, "tilt_deg": 10.0, "markers": True}),
+    (16, {"scheme": "bw", "size": 8, "tilt_deg": 33.0, "markers": True}),
+    (17, {"scheme": "wood", "size": 10, "tilt_deg": 38.0, "markers": True,
+          "dist": (-0.08, 0.0, 0.0, 0.0, 0.0), "blur": 1.4, "noise": 5.0}),
+    (18, {"scheme": "green", "size": 10, "tilt_deg": 20.0, "markers": False,
+          "gradient": 0.35, "vignette": 0.3, "jpeg_quality": 50}),
+]
+
+
+@pytest.mark.parametrize("seed,fixed", CASES)
+def test_grid_lands_on_the_squares(seed, fixed):
+    scene = scene_for(seed, **fixed)
+    pos = game_position(VARIANT[scene.size], random.Random(seed), 40)
+    shot = render(scene, pos.pieces())
+    found = locate(shot.image, scene.size)
+    truth = truth_pose(shot)
+    # without markers the board is known up to a half turn (dark squares fix the rest)
+    turns = (0,) if found.oriented else (0, 2)
+    error = min(centre_error(found.pose.turned(q), truth) for q in turns)
+    assert error < 0.12, f"grid {error:.2f} squares off"
+    assert found.oriented == scene.markers
+
+
+def test_markers_fix_where_white_sits():
+    scene = scene_for(21, markers=True, tilt_deg=30.0, size=10)
+    shot = render(scene, Position.start("international").pieces())
+    found = locate(shot.image, 10)
+    assert found.oriented
+    assert centre_error(found.pose, truth_pose(shot)) < 0.12
+
+
+def test_known_intrinsics_are_used():
+    scene = scene_for(22, tilt_deg=35.0, size=8, dist=(-0.1, 0.0, 0.0, 0.0, 0.0))
+    shot = render(scene, Position.start("brazilian").pieces())
+    found = locate(shot.image, 8, intrinsics=shot.camera.intrinsics)
+    assert found.pose.camera.intrinsics == shot.camera.intrinsics
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.08
+
+
+def test_no_board_says_why():
+    rng = np.random.default_rng(0)
+    table = np.clip(rng.normal(128, 20, (720, 1280, 3)), 0, 255).astype(np.uint8)
+    with pytest.raises(BoardNotFound, match="board|grid"):
+        locate(table, 10)
+    empty = render(scene_for(23).with_(size=10, fill=0.8), {}).image
+    with pytest.raises(BoardNotFound):
+        locate(empty[:, :200], 10)  # only a strip of the frame: no board in it
+    with pytest.raises(BoardNotFound, match="small"):
+        locate(np.zeros((10, 10, 3), np.uint8), 10)
+
+
+def test_focal_length_from_a_plane_homography():
+    intr = Intrinsics.guess(1280, 720, 60)
+    for tilt in (20, 35, 45):
+        cam = Camera.looking_at(intr, (0.3, -0.2, 0), 14.0, tilt, 70)
+        H = cam.plane_homography(0.0)
+        f = focal_from_homography(H / np.linalg.norm(H[:2, :2]), 1280, 720)
+        assert f == pytest.approx(intr.fx, rel=1e-6)
+        back = Camera.from_plane_homography(intr, H)
+        assert np.allclose(back.R, cam.R, atol=1e-9) and np.allclose(back.t, cam.t, atol=1e-9)

@@ -1,0 +1,74 @@
+"""The renderer: deterministic, geometrically true to its camera, markers detectable."""
+
+import random
+import warnings
+
+import cv2
+import numpy as np
+import pytest
+from vision_helpers import truth_pose
+
+from damas.rules import Position
+from damas.vision.markers import detector
+from damas.vision.render import render
+from damas.vision.scene import Scene, hand_over, random_scene
+
+
+def test_same_scene_same_pixels_other_noise_other_pixels():
+    scene = random_scene(random.Random(3), noise=3.0)
+    pieces = Position.start("international").pieces()
+    a = render(scene, pieces).image
+    b = render(scene, pieces).image
+    c = render(scene.with_(noise_seed=scene.noise_seed + 1), pieces).image
+    assert a.shape == (720, 1280, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("tilt,rotation", [(0, 0), (30, 120), (45, 250)])
+def test_pieces_are_drawn_where_the_camera_says(tilt, rotation):
+    scene = Scene(tilt_deg=tilt, rotation_deg=rotation, scheme="wood")
+    pieces = {1: "b", 2: "w", 47: "w"}
+    image = render(scene, pieces).image.astype(float)
+    pose = truth_pose(render(scene, {}))
+    grey = image.mean(axis=2)
+    # the top of a man, 0.2 squares up; an empty dark square at board level
+    top = {sq: pose.project(np.array([[*pose.square_centre(sq), scene.piece_height]]))[0]
+           for sq in (1, 2, 47)}
+    empty = pose.project(np.array([[*pose.square_centre(3), 0.0]]))[0]
+
+    def at(p):
+        x, y = np.round(p).astype(int)
+        return grey[y - 1:y + 2, x - 1:x + 2].mean()
+
+    assert at(top[2]) > 170 and at(top[47]) > 170  # ivory
+    assert at(top[1]) < 60  # black
+    assert 50 < at(empty) < 140  # dark wood
+
+
+def test_markers_are_found_by_opencv():
+    scene = Scene(tilt_deg=20, rotation_deg=30, markers=True)
+    image = render(scene, Position.start("international").pieces()).image
+    _, ids, _ = detector().detectMarkers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+
+
+def test_hands_render_from_every_side_without_numeric_trouble():
+    rng = random.Random(1)
+    base = Scene(tilt_deg=45)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for side in (0, 90, 180, 270):
+            hand = hand_over(base, 0, 0, rng).__class__(0, 0, 40, side)
+            image = render(base.with_(hands=(hand,), rotation_deg=side), {}).image
+            plain = render(base.with_(rotation_deg=side), {}).image
+            changed = np.abs(image.astype(int) - plain.astype(int)).sum(axis=2) > 40
+            assert changed.mean() > 0.03  # the arm and hand cover part of the view
+
+
+def test_kings_are_stacks_with_a_crown():
+    scene = Scene(tilt_deg=35, rotation_deg=270)
+    man = render(scene, {28: "w"}).image.astype(int)
+    king = render(scene, {28: "W"}).image.astype(int)
+    diff = np.abs(man - king).sum(axis=2) > 60
+    assert diff.sum() > 200  # the second man and the gilt medallion

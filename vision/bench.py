@@ -1,0 +1,184 @@
+"""`damas bench vision`: the evaluation set, generated, read and scored.
+
+Each scene (board size, colours, camera pose, lens, light, sensor) is calibrated once on
+a frame of the start position, as a user would (`damas calibrate board`: pose, White's
+side from the start position, colours), then four frames of positions from random legal
+games (kings included) are rendered in it with fresh noise and a slightly changed light,
+and read with the pose known. Scored square by square against the truth (king or man
+counts; an unknown square counts as wrong). Timings are on one core at the frame size
+rendered (1280x720): the known-pose read, a fresh locate, and a fresh locate plus read.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from damas.rules import Position
+
+from .locate import locate
+from .pipeline import BoardReader
+from .render import render
+from .scene import random_scene
+
+FRAMES_PER_SCENE = 4
+
+
+def random_position(variant_name: str, rng: random.Random, max_plies: int = 180) -> Position:
+    """A position from a random legal game, long enough, often, to have kings."""
+    pos = Position.start(variant_name)
+    for _ in range(rng.randrange(0, max_plies)):
+        moves = pos.legal_moves()
+        if not moves:
+            break
+        pos = pos.play(rng.choice(moves))
+    return pos
+
+
+def _conditions(scene, pieces) -> list[tuple[str, str]]:
+    def bucket(value, edges, names):
+        return names[sum(value >= e for e in edges)]
+
+    return [
+        ("board", f"{scene.size}x{scene.size}"),
+        ("scheme", scene.scheme),
+        ("tilt", bucket(scene.tilt_deg, (15, 30), ("0-15", "15-30", "30-45"))),
+        ("markers", "with" if scene.markers else "without"),
+        ("noise", bucket(scene.noise, (2, 4), ("<2", "2-4", ">=4"))),
+        ("blur", bucket(scene.blur, (0.5, 1.0), ("<0.5", "0.5-1", ">=1"))),
+        ("jpeg", "none" if not scene.jpeg_quality else
+         bucket(scene.jpeg_quality, (85,), ("q<85", "q>=85"))),
+        ("light", bucket(scene.gradient, (0.15, 0.3), ("even", "uneven", "very uneven"))),
+        ("kings", "with" if any(v.isupper() for v in pieces.values()) else "without"),
+    ]
+
+
+def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
+    import cv2
+
+    cv2.setNumThreads(1)
+    rng = random.Random(seed)
+    totals = {"frames": 0, "squares": 0, "right": 0, "unknown": 0, "misread": 0, "boards": 0,
+              "boards_right": 0, "fresh_boards_right": 0, "calibration_failures": 0}
+    per = defaultdict(lambda: [0, 0, 0, 0])  # squares, right, boards, boards right
+    times = defaultdict(list)
+    failures: list[str] = []
+    scenes = math.ceil(frames / FRAMES_PER_SCENE)
+    done = 0
+    for _ in range(scenes):
+        scene = random_scene(rng)
+        name = "international" if scene.size == 10 else rng.choice(["brazilian", "english"])
+        t0 = time.perf_counter()
+        start_frame = render(scene, Position.start(name).pieces()).image
+        times["render"].append(time.perf_counter() - t0)
+        reader = BoardReader(scene.size, adapt=False)
+        try:
+            reader.locate(start_frame)
+        except Exception as e:  # a scene we cannot calibrate: all its frames count wrong
+            reader = None
+            totals["calibration_failures"] += 1
+            failures.append(f"calibration: {type(e).__name__}: {e}")
+        for _ in range(min(FRAMES_PER_SCENE, frames - done)):
+            pos = random_position(name, rng)
+            shot = scene.with_(noise_seed=rng.randrange(1 << 30),
+                               exposure=scene.exposure * rng.uniform(0.93, 1.07),
+                               light_azimuth_deg=scene.light_azimuth_deg + rng.uniform(-15, 15))
+            frame = render(shot, pos.pieces()).image
+            truth = pos.pieces()
+            n = scene.size * scene.size // 2
+            right = unknown = misread = 0
+            fresh_ok = False
+            if reader is not None:
+                t0 = time.perf_counter()
+                reading = reader.read(frame)
+                times["known"].append(time.perf_counter() - t0)
+                for sq in range(1, n + 1):
+                    got, want = reading.squares[sq], truth.get(sq, "e")
+                    right += got == want
+                    unknown += got == "?"
+                    misread += got not in ("?", want)
+                if right < n:
+                    wrong = {s: (reading.squares[s], truth.get(s, "e")) for s in range(1, n + 1)
+                             if reading.squares[s] != truth.get(s, "e")}
+                    line = (f"{scene.scheme} {scene.size} tilt {scene.tilt_deg:.0f} markers "
+                            f"{scene.markers} seed {scene.seed}: (read, true) {wrong}")
+                    if len(failures) < 30:
+                        failures.append(line)
+                    if progress is not None:
+                        print(f"  frame {done + 1}: {line}", file=progress)
+                try:
+                    t0 = time.perf_counter()
+                    locate(frame, scene.size)
+                    times["fresh_locate"].append(time.perf_counter() - t0)
+                    fresh = BoardReader(scene.size, model=reader.model,
+                                        white_at=reader.pose.white_side_in_image(), adapt=False)
+                    t0 = time.perf_counter()
+                    again = fresh.read(frame)
+                    times["fresh_read"].append(time.perf_counter() - t0)
+                    fresh_ok = again.squares == reading.squares and right == n
+                except Exception:
+                    fresh_ok = False
+            totals["frames"] += 1
+            totals["squares"] += n
+            totals["right"] += right
+            totals["unknown"] += unknown
+            totals["misread"] += misread
+            totals["boards"] += 1
+            totals["boards_right"] += right == n
+            totals["fresh_boards_right"] += fresh_ok
+            for cond in _conditions(scene, truth):
+                row = per[cond]
+                row[0] += n
+                row[1] += right
+                row[2] += 1
+                row[3] += right == n
+            done += 1
+            if progress is not None and done % 100 == 0:
+                print(f"  {done}/{frames} frames, squares "
+                      f"{totals['right'] / totals['squares']:.5%}, boards "
+                      f"{totals['boards_right'] / totals['boards']:.3%}", file=progress)
+    ms = {k: {"median": round(1000 * float(np.median(v)), 2),
+              "p90": round(1000 * float(np.percentile(v, 90)), 2), "count": len(v)}
+          for k, v in times.items() if v}
+    return {
+        "frames": totals["frames"], "seed": seed, "frame_size": "1280x720",
+        "square_accuracy": totals["right"] / max(1, totals["squares"]),
+        "board_accuracy": totals["boards_right"] / max(1, totals["boards"]),
+        "fresh_locate_board_accuracy": totals["fresh_boards_right"] / max(1, totals["boards"]),
+        "squares": totals["squares"], "unknown_squares": totals["unknown"],
+        "misread_squares": totals["misread"],
+        "calibration_failures": totals["calibration_failures"],
+        "per_condition": {f"{k}={v}": {"frames": r[2], "squares": r[1] / r[0],
+                                       "boards": r[3] / r[2]}
+                          for (k, v), r in sorted(per.items())},
+        "ms": ms,
+        "examples_of_errors": failures[:12],
+    }
+
+
+def print_report(report: dict) -> None:
+    print(f"vision bench: {report['frames']} rendered frames at {report['frame_size']} "
+          f"(seed {report['seed']})")
+    print(f"  squares right     {report['square_accuracy']:.4%}   (target 99.95 %)  "
+          f"unknown {report['unknown_squares']}, misread {report['misread_squares']} "
+          f"of {report['squares']}")
+    print(f"  boards right      {report['board_accuracy']:.3%}   (target 99.5 %)")
+    print(f"  boards right from a fresh locate each frame "
+          f"{report['fresh_locate_board_accuracy']:.3%}")
+    if report["calibration_failures"]:
+        print(f"  scenes that could not be calibrated: {report['calibration_failures']}")
+    print("  per condition:            frames   squares    boards")
+    for key, row in report["per_condition"].items():
+        print(f"    {key:<24}{row['frames']:>6}  {row['squares']:>9.4%} {row['boards']:>9.3%}")
+    ms = report["ms"]
+    print("  timings on one core (ms):  median     p90")
+    for key, label in (("known", "locate+read, pose known"), ("fresh_locate", "fresh locate"),
+                       ("fresh_read", "fresh locate+read"), ("render", "render a frame")):
+        if key in ms:
+            print(f"    {label:<24}{ms[key]['median']:>8.2f} {ms[key]['p90']:>8.2f}")
+    for line in report["examples_of_errors"]:
+        print(f"  error: {line}")

@@ -1,0 +1,145 @@
+"""What the renderer draws: a physical board scene as plain data, and a random one from a
+seed. Lengths in millimetres, angles in degrees, colours RGB 0..255."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+
+SCHEMES = ("wood", "green", "bw")
+
+# board light, board dark, frame, "white" pieces, "black" pieces (the lighter set is White)
+SCHEME_COLOURS = {
+    "wood": ((222, 186, 140), (124, 76, 42), (92, 56, 32), (236, 228, 206), (38, 32, 30)),
+    "green": ((232, 218, 178), (46, 112, 64), (58, 44, 36), (242, 240, 232), (30, 30, 32)),
+    "bw": ((236, 236, 230), (28, 28, 28), (48, 44, 42), (234, 222, 196), (178, 30, 34)),
+}
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand held flat at `height` mm above the board, its arm coming from `from_deg`
+    (0 = White's right, 90 = Black's side, 270 = White's side)."""
+
+    x: float  # board coordinates of the palm centre, mm
+    y: float
+    height: float = 60.0
+    from_deg: float = 270.0
+    skin: tuple[int, int, int] = (224, 172, 140)
+    sleeve: tuple[int, int, int] = (60, 70, 110)
+
+
+@dataclass(frozen=True)
+class Scene:
+    size: int = 10
+    scheme: str = "wood"
+    square_mm: float = 40.0
+    frame_mm: float = 36.0
+    board_thickness_mm: float = 14.0
+    piece_diameter: float = 0.86  # of a square
+    piece_height: float = 0.2  # of a square
+    piece_jitter: float = 0.05  # largest off-centre shift, of a square
+    king_mark: str = "crown"  # "crown": the top piece shows a crown; "none": a plain stack
+    markers: bool = False
+    colour_jitter: float = 0.0  # relative change of the scheme colours
+    table_rgb: tuple[int, int, int] = (150, 150, 155)
+    # camera
+    width: int = 1280
+    height: int = 720
+    hfov_deg: float = 62.0
+    tilt_deg: float = 0.0
+    rotation_deg: float = 0.0  # azimuth of the camera about the vertical
+    roll_deg: float = 0.0
+    fill: float = 0.85  # share of the frame's shorter side the board spans
+    offset: tuple[float, float] = (0.0, 0.0)  # aim point shift, of the board width
+    dist: tuple[float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0)
+    # light
+    light_azimuth_deg: float = 135.0
+    light_elevation_deg: float = 60.0
+    ambient: float = 0.45
+    shadow_softness: float = 0.08  # penumbra, of a square
+    gradient: float = 0.0  # strength of uneven illumination, 0..0.5
+    vignette: float = 0.0
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # white balance gains, RGB
+    exposure: float = 1.0
+    # sensor
+    noise: float = 0.0  # standard deviation, grey levels
+    blur: float = 0.0  # Gaussian sigma, pixels
+    jpeg_quality: int = 0  # 0: no JPEG round trip
+    hands: tuple[Hand, ...] = ()
+    seed: int = 0  # the physical set: colours, grain, where each piece sits
+    noise_seed: int = 0  # this frame's sensor noise
+
+    def with_(self, **changes) -> Scene:
+        return replace(self, **changes)
+
+    @property
+    def board_mm(self) -> float:
+        """Outer width of the board including its frame."""
+        return self.size * self.square_mm + 2 * self.frame_mm
+
+
+@dataclass(frozen=True)
+class SceneRanges:
+    """The spread of conditions `random_scene` draws from."""
+
+    tilt: tuple[float, float] = (0.0, 45.0)
+    schemes: tuple[str, ...] = SCHEMES
+    sizes: tuple[int, ...] = (10, 8)
+    markers_share: float = 0.5
+    noise: tuple[float, float] = (0.0, 6.0)
+    blur: tuple[float, float] = (0.0, 1.5)
+    distortion: tuple[float, float] = (-0.08, 0.03)
+    extra: dict = field(default_factory=dict)
+
+
+def random_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixed) -> Scene:
+    """A plausible webcam scene; anything in `fixed` overrides the draw."""
+    size = rng.choice(ranges.sizes)
+    square = rng.uniform(36, 44) if size == 10 else rng.uniform(40, 52)
+    grey = rng.uniform(60, 220)
+    table = tuple(int(min(255, max(0, grey * rng.uniform(0.8, 1.15)))) for _ in range(3))
+    warm = rng.uniform(-0.08, 0.08)
+    scene = Scene(
+        size=size,
+        scheme=rng.choice(ranges.schemes),
+        square_mm=square,
+        frame_mm=square * rng.uniform(0.75, 1.0),
+        piece_diameter=rng.uniform(0.82, 0.9),
+        piece_height=rng.uniform(0.17, 0.24),
+        markers=rng.random() < ranges.markers_share,
+        colour_jitter=0.08,
+        table_rgb=table,
+        hfov_deg=rng.uniform(55, 70),
+        tilt_deg=rng.uniform(*ranges.tilt),
+        rotation_deg=rng.uniform(0, 360),
+        roll_deg=rng.uniform(-4, 4),
+        fill=rng.uniform(0.72, 0.92),
+        offset=(rng.uniform(-0.04, 0.04), rng.uniform(-0.04, 0.04)),
+        dist=(rng.uniform(*ranges.distortion), rng.uniform(-0.02, 0.02), 0.0, 0.0, 0.0),
+        light_azimuth_deg=rng.uniform(0, 360),
+        light_elevation_deg=rng.uniform(35, 85),
+        ambient=rng.uniform(0.35, 0.6),
+        shadow_softness=rng.uniform(0.04, 0.15),
+        gradient=rng.uniform(0.0, 0.35),
+        vignette=rng.uniform(0.0, 0.3),
+        tint=(1 + warm, 1.0, 1 - warm),
+        exposure=rng.uniform(0.8, 1.15),
+        noise=rng.uniform(*ranges.noise),
+        blur=rng.uniform(*ranges.blur),
+        jpeg_quality=rng.choice([0, 95, 85, 70, 50]),
+        seed=rng.randrange(1 << 30),
+        noise_seed=rng.randrange(1 << 30),
+    )
+    return scene.with_(**fixed) if fixed else scene
+
+
+def hand_over(scene: Scene, x_mm: float, y_mm: float, rng: random.Random,
+              height: float | None = None) -> Hand:
+    """A hand with a random skin tone and sleeve, its arm from a random player's side."""
+    skins = [(236, 192, 160), (224, 172, 140), (198, 140, 100), (150, 100, 70), (100, 68, 48)]
+    return Hand(x=x_mm, y=y_mm,
+                height=height if height is not None else rng.uniform(30, 110),
+                from_deg=rng.choice([270.0, 90.0, 0.0, 180.0]) + rng.uniform(-30, 30),
+                skin=rng.choice(skins),
+                sleeve=tuple(rng.randrange(20, 230) for _ in range(3)))

@@ -1,0 +1,81 @@
+"""Frame sources: anything that yields BGR frames. A camera by index, a video file or a
+stream URL (cv2.VideoCapture), a folder of images, one image, or the renderer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SourceError
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A colour image from a file, or SourceError saying why not."""
+    import cv2
+
+    p = Path(path)
+    if not p.exists():
+        raise SourceError(f"{p}: no such file")
+    if p.is_dir():
+        raise SourceError(f"{p}: is a folder, not an image")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise SourceError(f"{p}: not an image OpenCV can read (PNG, JPEG, BMP, TIFF...)")
+    return image
+
+
+def folder_frames(folder: str | Path) -> Iterator[np.ndarray]:
+    files = sorted(f for f in Path(folder).iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise SourceError(f"{folder}: no images in this folder")
+    for f in files:
+        yield read_image(f)
+
+
+def capture_frames(spec: str | int, limit: int | None = None) -> Iterator[np.ndarray]:
+    """Frames from cv2.VideoCapture: a camera index, a video file or a stream URL."""
+    import cv2
+
+    cap = cv2.VideoCapture(spec)
+    if not cap.isOpened():
+        raise SourceError(f"cannot open {spec!r} as a camera, video or stream")
+    try:
+        count = 0
+        while limit is None or count < limit:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            count += 1
+            yield frame
+    finally:
+        cap.release()
+
+
+def rendered_frames(scene, positions) -> Iterator[np.ndarray]:
+    """The simulated camera: one rendered frame per pieces dict (or (scene, pieces))."""
+    from .render import render
+
+    for item in positions:
+        sc, pieces = item if isinstance(item, tuple) else (scene, item)
+        yield render(sc, pieces).image
+
+
+def open_source(spec: str) -> Iterator[np.ndarray]:
+    """Frames from a spec as a user types it: a digit is a camera index, a folder is
+    read image by image, an image file is one frame, anything else goes to VideoCapture
+    (video files, rtsp:// and http:// streams)."""
+    if spec.isdigit():
+        return capture_frames(int(spec))
+    p = Path(spec)
+    if p.is_dir():
+        return folder_frames(p)
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        return iter([read_image(p)])
+    if "://" not in spec and not p.exists():
+        raise SourceError(f"{spec}: no such file, folder or camera")
+    return capture_frames(spec)
