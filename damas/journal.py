@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from damas.rules import DamasError
+from damas.rules import DamasError, Game
 
 DURABLE = {"game-start", "move", "accepted", "game-end", "setup"}
 
@@ -75,6 +75,18 @@ def read_journal(path: str | os.PathLike) -> list[dict]:
         if isinstance(event, dict) and "kind" in event:
             events.append(event)
     return events
+
+
+def replay_last_game(path: str | os.PathLike) -> tuple[Game, list[dict]]:
+    """The journal's last game exactly as recorded (its start and every move), and its
+    events, for `--resume` after a crash."""
+    events = last_game(read_journal(path))
+    start = events[0]
+    game = Game(start["variant"], fen=start["fen"])
+    for e in events:
+        if e["kind"] == "move":
+            game.push(e["notation"])
+    return game, events
 
 
 def last_game(events: list[dict]) -> list[dict]:

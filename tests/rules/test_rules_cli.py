@@ -67,13 +67,3 @@ def test_the_installed_command_has_no_traceback():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith("damas: FEN") and "Traceback" not in proc.stderr
-
-
-def test_demo_plays_a_whole_game(capsys):
-    code, out, _ = run(capsys, "demo", "--variant", "english", "--seed", "7", "--quiet")
-    assert code == 0
-    assert '[GameType "21"]' in out
-    from damas.rules.pdn import read_pdn
-    (game,) = read_pdn(out)
-    outcome = game.game.outcome()
-    assert outcome is not None and game.result == outcome.result

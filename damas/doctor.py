@@ -1,0 +1,129 @@
+"""`damas doctor`: checks the camera, the serial port, the calibration and the machine
+file, and says precisely what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def check_camera(spec: str) -> Check:
+    import cv2
+
+    source = int(spec) if spec.isdigit() else spec
+    cap = cv2.VideoCapture(source)
+    try:
+        if not cap.isOpened():
+            return Check(f"camera {spec}", False, "cannot be opened",
+                         "plug the camera in, or give its index (--camera 0, 1...) or a "
+                         "video URL; on Linux check /dev/video* and the 'video' group")
+        ok, frame = cap.read()
+        if not ok or frame is None:
+            return Check(f"camera {spec}", False, "opens but gives no frame",
+                         "another program may hold it; close it and try again")
+        h, w = frame.shape[:2]
+        return Check(f"camera {spec}", True, f"{w}x{h} frames")
+    finally:
+        cap.release()
+
+
+def check_port(port: str) -> Check:
+    from damas.robot.grbl import GrblDriver
+    from damas.rules import DamasError
+
+    driver = GrblDriver(port, timeout=3.0, home=False)
+    try:
+        driver.connect()
+        return Check(f"serial port {port}", True, f"GRBL {driver.version} answers")
+    except DamasError as e:
+        ports = _list_ports()
+        return Check(f"serial port {port}", False, str(e),
+                     f"serial ports on this machine: {ports or 'none'}; check the cable, "
+                     "the power and that no other program has the port open")
+    finally:
+        driver.close()
+
+
+def _list_ports() -> str:
+    try:
+        from serial.tools import list_ports
+
+        return ", ".join(p.device for p in list_ports.comports())
+    except Exception:  # noqa: BLE001 - listing is a hint only
+        return ""
+
+
+def check_machine(path: str) -> Check:
+    from damas.robot.machine import load_machine
+    from damas.rules import DamasError
+
+    try:
+        machine = load_machine(path)
+    except DamasError as e:
+        return Check(f"machine file {path}", False, str(e),
+                     "start from an example in robot/machines/ and run "
+                     "damas calibrate robot")
+    return Check(f"machine file {path}", True,
+                 f"{machine.kind}, {machine.board_size}x{machine.board_size}")
+
+
+def check_calibration(folder: str) -> list[Check]:
+    from damas.rules import DamasError
+
+    out = []
+    path = Path(folder)
+    if not path.is_dir():
+        return [Check(f"calibration {folder}", False, "no such folder",
+                      "run damas calibrate board --camera N --out FOLDER")]
+    files = sorted(path.glob("*.json"))
+    if not files:
+        return [Check(f"calibration {folder}", False, "no calibration files in it",
+                      "run damas calibrate board --camera N --out FOLDER")]
+    from damas.calibration.store import load_any
+
+    for f in files:
+        try:
+            kind = load_any(f)
+            out.append(Check(f"calibration {f.name}", True, kind))
+        except DamasError as e:
+            out.append(Check(f"calibration {f.name}", False, str(e),
+                             "make it again with damas calibrate"))
+    return out
+
+
+def check_ports() -> list[Check]:
+    ports = _list_ports()
+    if not ports:
+        return [Check("serial ports", False, "none found",
+                      "plug the robot or LED board in (USB); on Linux check /dev/ttyACM* "
+                      "and /dev/ttyUSB* and that you are in the 'dialout' group")]
+    return [check_port(p) for p in ports.split(", ")]
+
+
+def run_checks(camera=None, port=None, machine=None, calibration=None) -> list[Check]:
+    checks = []
+    if camera is not None:
+        checks.append(check_camera(str(camera)))
+    checks += [check_port(port)] if port else check_ports()
+    if machine:
+        checks.append(check_machine(machine))
+    if calibration:
+        checks += check_calibration(calibration)
+    return checks
+
+
+def report(checks: list[Check]) -> str:
+    lines = []
+    for c in checks:
+        lines.append(f"[{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
+        if not c.ok and c.fix:
+            lines.append(f"       fix: {c.fix}")
+    return "\n".join(lines)

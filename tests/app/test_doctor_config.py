@@ -1,0 +1,77 @@
+"""`damas doctor` against real files and a simulated machine, and the TOML config."""
+
+import json
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from damas.cli import main
+from damas.config import ConfigError, apply_config, load_config
+from damas.doctor import check_calibration, check_camera, check_machine, check_port
+from damas.robot.machine import example_machine, save_machine
+from damas.robot.simulator import MachineSimulator
+
+
+def test_camera_checks(tmp_path):
+    video = tmp_path / "cam.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for _ in range(3):
+        writer.write(np.full((48, 64, 3), 128, np.uint8))
+    writer.release()
+    good = check_camera(str(video))
+    assert good.ok and good.detail == "64x48 frames"
+    bad = check_camera(str(tmp_path / "none.avi"))
+    assert not bad.ok and "cannot be opened" in bad.detail and bad.fix
+
+
+def test_port_checks_on_a_simulated_machine():
+    with MachineSimulator() as sim:
+        good = check_port(sim.port)
+    assert good.ok and "GRBL 1.1h" in good.detail
+    bad = check_port("/dev/ttyNOPE")
+    assert not bad.ok and "cannot open /dev/ttyNOPE" in bad.detail and "serial ports" in bad.fix
+
+
+def test_machine_and_calibration_file_checks(tmp_path):
+    path = tmp_path / "m.json"
+    save_machine(example_machine(8), path)
+    assert check_machine(str(path)).ok
+    path.write_text('{"format": "damas-machine", "version": 7}')
+    bad = check_machine(str(path))
+    assert not bad.ok and "version" in bad.detail and "calibrate robot" in bad.fix
+    folder = tmp_path / "cal"
+    assert not check_calibration(str(folder))[0].ok
+    folder.mkdir()
+    (folder / "board.json").write_text(json.dumps({"format": "damas.board", "version": 99}))
+    (bad_cal,) = check_calibration(str(folder))
+    assert not bad_cal.ok and "version 99" in bad_cal.detail
+
+
+def test_doctor_command_exit_status(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "damas", "doctor", "--camera",
+                           str(tmp_path / "none.avi"), "--port", "/dev/ttyNOPE"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "[FAIL] camera" in proc.stdout and "fix:" in proc.stdout
+    assert "0 of 2 checks passed" in proc.stdout
+
+
+def test_config_file_sets_defaults_and_flags_win(tmp_path, capsys):
+    cfg = tmp_path / "damas.toml"
+    cfg.write_text('variant = "english"\nlevel = 4\n[demo]\nseed = 9\n')
+    import argparse
+
+    args = argparse.Namespace(config=str(cfg), variant="international", level=3, seed=1)
+    out = apply_config(args, "demo", ["--config", str(cfg), "--level", "3"])
+    assert (out.variant, out.level, out.seed) == ("english", 3, 9)
+    cfg.write_text('colour = "red"\n')
+    with pytest.raises(ConfigError, match="unknown option 'colour'"):
+        apply_config(argparse.Namespace(config=str(cfg), variant="x"), "demo", [])
+    cfg.write_text("variant = \n")
+    with pytest.raises(ConfigError):
+        load_config(cfg)
+    assert main(["doctor", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "no config file" in capsys.readouterr().err
