@@ -1,0 +1,39 @@
+"""damas.engine: the opponent. A built-in search with levels for every variant, and the
+Hub and DXP protocols (clients and servers) to play other engines, all behind one
+`Engine` interface with a `Limit` and a `PlayResult` (python-chess style).
+
+>>> from damas.rules import Game
+>>> engine = BuiltinEngine("brazilian")
+>>> result = engine.play(Game("brazilian"), Limit(depth=4))
+>>> result.move in Game("brazilian").legal_moves(), result.info.depth
+(True, 4)
+"""
+
+from .base import Engine, as_game
+from .builtin import BuiltinEngine
+from .dxpclient import DxpEngine
+from .dxpserver import DxpServer
+from .errors import (
+    EngineCrashed,
+    EngineError,
+    EngineIllegalMove,
+    EngineProtocolError,
+    EngineSpecError,
+    EngineTimeout,
+)
+from .hubclient import HubEngine
+from .hubserver import HubServer, serve_hub
+from .levels import LEVELS, Level
+from .limits import Info, Limit, PlayResult
+from .match import MatchResult, TimeControl, elo, parse_time_control, run_match
+from .randomplayer import RandomEngine
+from .search import WIN, Search, SearchResult, score_text
+from .spec import open_engine
+
+__all__ = [
+    "LEVELS", "WIN", "BuiltinEngine", "DxpEngine", "DxpServer", "Engine", "EngineCrashed",
+    "EngineError", "EngineIllegalMove", "EngineProtocolError", "EngineSpecError",
+    "EngineTimeout", "HubEngine", "HubServer", "Info", "Level", "Limit", "MatchResult",
+    "PlayResult", "RandomEngine", "Search", "SearchResult", "TimeControl", "as_game", "elo",
+    "open_engine", "parse_time_control", "run_match", "score_text", "serve_hub",
+]

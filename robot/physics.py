@@ -105,6 +105,28 @@ class World:
             below[0].pieces += carried.pieces
             self.stacks.remove(carried)
 
+    def by_hand(self, source: tuple[float, float], target: tuple[float, float],
+                stack_on: bool = False) -> None:
+        """A person carries the piece (or stack) at board point `source` to `target`;
+        with `stack_on` it is set down on the piece there (crowning by hand)."""
+        sx, sy = self.machine.to_machine(source)
+        tx, ty = self.machine.to_machine(target)
+        reach = GRAB_RADIUS * self.machine.pitch
+        near = [s for s in self.stacks if math.hypot(s.x - sx, s.y - sy) <= reach]
+        if not near:
+            raise ValueError(f"no piece near {source} to carry")
+        stack = min(near, key=lambda s: math.hypot(s.x - sx, s.y - sy))
+        below = [s for s in self.stacks if s is not stack and
+                 math.hypot(s.x - tx, s.y - ty) <= reach]
+        if stack_on and below:
+            if self.machine.kings == "stack":
+                below[0].pieces += stack.pieces
+            else:
+                below[0].pieces = [below[0].pieces[0].upper()]
+            self.stacks.remove(stack)
+        else:
+            stack.x, stack.y = tx, ty
+
     # --- what ended where ---------------------------------------------------------------
 
     def objects(self) -> list[tuple[tuple[float, float], str]]:

@@ -71,6 +71,15 @@ class RobotSession:
             raise ExecutionFailed(result)
         return result
 
+    def moved_by_hand(self, move: Move) -> None:
+        """A person made `move` on the board: captured pieces go to the trays, a crowned
+        man is swapped or stacked from the reserve, as the robot would have done it, so
+        the machine's record (and the simulated board) stay true."""
+        for step in self.planner.plan_move(self.state, move):
+            self.state.apply(step)
+            if self.world is not None:
+                self.world.by_hand(step.path[0], step.path[-1], stack_on=step.reason == "crown")
+
     def carriage_board_point(self) -> tuple[float, float]:
         if self.world is not None:
             x, y, _ = self.world.position

@@ -1,52 +1,69 @@
-"""`damas demo`: until the closed-loop demo exists, a full game between two random legal
-movers, shown move by move, ending with the PDN."""
+"""`damas demo`: the closed-loop demo (camera, vision, tracker, engine, robot) in
+simulation, on any machine."""
 
 from __future__ import annotations
 
-import random
-
-from damas.rules import Game, variant
-from damas.rules.pdn import PdnGame, write_pdn
+import json
+import sys
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="play a whole game between two random movers")
+    p = sub.add_parser("demo", help="a whole game in simulation: camera, person, robot")
     p.add_argument("--variant", default="international")
-    p.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")
-    p.add_argument("--max-moves", type=int, default=300, help="stop after this many plies")
-    p.add_argument("--quiet", action="store_true", help="print only the PDN")
+    p.add_argument("--level", type=int, default=3, help="engine level 1-10 (default 3)")
+    p.add_argument("--seed", type=int, default=1, help="the same seed plays the same demo")
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--max-plies", type=int, default=400, help="stop a game after this many")
+    p.add_argument("--human", choices=("white", "black"), default="white",
+                   help="the side the simulated person plays")
+    p.add_argument("--robot", choices=("auto", "sim-firmware", "sim-python"), default="auto",
+                   help="auto: the firmware in simavr when the toolchain is there")
+    p.add_argument("--irregular-rate", type=float, default=0.12,
+                   help="how often the person first makes an irregular move")
+    p.add_argument("--journal", default="damas-demo.jsonl", help="the event journal")
+    p.add_argument("--pdn", help="the live PDN (default: next to the journal)")
+    p.add_argument("--video", help="write the annotated camera view to this .mp4")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the last game of the journal")
+    p.add_argument("--web", type=int, metavar="PORT",
+                   help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
+    p.add_argument("--json", action="store_true", help="print only a JSON summary")
+    p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_demo)
 
 
-def random_game(variant_name: str, rng: random.Random, max_plies: int = 300) -> Game:
-    game = Game(variant(variant_name))
-    while game.ply < max_plies and game.outcome() is None:
-        game.push(rng.choice(game.legal_moves()))
-    return game
-
-
 def run_demo(args) -> int:
-    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
-    rng = random.Random(seed)
-    game = Game(variant(args.variant))
-    if not args.quiet:
-        print(f"damas demo: two random movers, {game.variant.name}, seed {seed}\n")
-        print(game.position.diagram(), "\n")
-    while game.ply < args.max_moves and game.outcome() is None:
-        pos = game.position
-        move = rng.choice(game.legal_moves())
-        notation = pos.notation(move)
-        game.push(move)
-        if not args.quiet:
-            mover = "White" if pos.turn == 0 else "Black"
-            print(f"{game.ply}. {mover} plays {notation}")
-            print(game.position.diagram(), "\n")
-    outcome = game.outcome()
-    if not args.quiet:
-        if outcome:
-            print(f"Game over: {outcome.result} ({outcome.reason}, {outcome.article})\n")
-        else:
-            print(f"Stopped after {game.ply} plies.\n")
-    print(write_pdn(PdnGame.from_game(game, Event="damas demo", White="random",
-                                      Black="random", Round=str(seed))))
-    return 0
+    from damas.config import apply_config
+    from damas.demo import Demo, DemoOptions
+
+    args = apply_config(args, "demo", sys.argv[1:])
+    options = DemoOptions(variant=args.variant, level=args.level, seed=args.seed,
+                          games=args.games, max_plies=args.max_plies, human=args.human,
+                          robot=args.robot, irregular_rate=args.irregular_rate,
+                          journal=args.journal, pdn=args.pdn, video=args.video,
+                          resume=args.resume)
+    out = (lambda *a: None) if args.json else print
+    display = server = None
+    if args.web is not None:
+        from damas.web import Display, WebServer
+
+        display = Display()
+        server = WebServer(display, port=args.web).start()
+        print(f"live page: {server.url}", file=sys.stderr, flush=True)
+    try:
+        report = Demo(options, out=out, display=display).run()
+    finally:
+        if server is not None:
+            server.stop()
+    summary = report.summary()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"\n{summary['games']} game(s), {summary['moves']} moves, results "
+              f"{summary['results']}; misrecognised {summary['misrecognised']}; irregular "
+              f"moves made {summary['irregular_made']}, flagged "
+              f"{summary['irregular_flagged']}; {summary['seconds_per_move']} s per move "
+              f"on {summary['robot']}")
+        print(f"time: {summary['time_split']}")
+        print(f"PDN: {summary['pdn']}   journal: {options.journal}")
+    return 0 if summary["misrecognised"] == 0 else 1

@@ -1,0 +1,242 @@
+"""`damas think`, `damas match`, `damas hub`, `damas dxp` and `damas bench engine`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+from damas.rules import DamasError, Game, variant
+
+
+def register(sub) -> None:
+    p = sub.add_parser("think", help="search a position and print the move with search info")
+    _position_args(p)
+    _limit_args(p)
+    p.add_argument("--engine", default="builtin",
+                   help="engine spec (default builtin): builtin:level=N, hub:/path, "
+                        "dxp:127.0.0.1:PORT, random")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    p.set_defaults(run=run_think)
+
+    p = sub.add_parser("match", help="play engines against each other, colours swapped")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--engine", action="append", required=True, metavar="SPEC",
+                   help="give twice: A then B (builtin:level=N, builtin:depth=D, "
+                        "hub:/path, dxp:127.0.0.1:PORT, random)")
+    p.add_argument("--games", type=int, default=2, help="games in all (default 2)")
+    p.add_argument("--time-control", default="1/move",
+                   help="1/move (seconds a move, default), 60+0.5 (seconds + increment) "
+                        "or none (the engines' own depth or level)")
+    p.add_argument("--openings", help="file: one FEN or move list a line (default: every "
+                                      "first move pair, shuffled)")
+    p.add_argument("--max-plies", type=int, default=400,
+                   help="adjudicate a draw after this many plies (default 400)")
+    p.add_argument("--pdn", help="write the games to this PDN file (after every game)")
+    p.add_argument("--json", action="store_true",
+                   help="print {wins, draws, losses, elo, elo_error, ...} from A's side")
+    p.add_argument("--quiet", action="store_true", help="no line per game")
+    p.set_defaults(run=run_match)
+
+    p = sub.add_parser("hub", help="offer the built-in engine to Hub GUIs on stdin/stdout")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--level", type=int, default=10)
+    p.set_defaults(run=run_hub)
+
+    p = sub.add_parser("dxp", help="offer an engine to DXP programs over TCP (127.0.0.1)")
+    p.add_argument("--listen", type=int, required=True, metavar="PORT",
+                   help="TCP port on 127.0.0.1 (0: any free port, printed)")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--engine", default="builtin", help="engine spec (default builtin)")
+    p.add_argument("--connections", type=int, help="stop after serving this many")
+    _limit_args(p, default_note="the time control of each game request")
+    p.set_defaults(run=run_dxp)
+
+
+def _position_args(p) -> None:
+    p.add_argument("--variant", default="international",
+                   help="international (default), brazilian or english")
+    p.add_argument("--fen", help="the position (default: the start position)")
+    p.add_argument("--moves", help="moves played from that position first, e.g. '32-28 19-23'")
+
+
+def _limit_args(p, default_note: str = "level 10 for 1 s") -> None:
+    g = p.add_argument_group(f"how long to think (default: {default_note})")
+    g.add_argument("--level", type=int, help="1 (weak) to 10 (full strength)")
+    g.add_argument("--depth", type=int, help="fixed depth in plies")
+    g.add_argument("--movetime", type=float, help="seconds for the move")
+    g.add_argument("--nodes", type=int, help="fixed number of nodes")
+
+
+def _limit(args):
+    from damas.engine import Limit
+
+    for name in ("depth", "nodes"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise DamasError(f"--{name} must be 1 or more")
+    if args.movetime is not None and args.movetime <= 0:
+        raise DamasError("--movetime must be more than 0")
+    if args.level is not None and args.level not in range(1, 11):
+        raise DamasError("--level must be 1 to 10")
+    return Limit(depth=args.depth, nodes=args.nodes, movetime=args.movetime, level=args.level)
+
+
+def _game(args) -> Game:
+    v = variant(args.variant)
+    game = Game(v, fen=args.fen) if args.fen else Game(v)
+    for text in (args.moves or "").replace(",", " ").split():
+        game.push(text)
+    return game
+
+
+# --- think ------------------------------------------------------------------------------
+
+
+def run_think(args) -> int:
+    from damas.engine import open_engine, score_text
+
+    game = _game(args)
+    if not game.position.legal_moves():
+        raise DamasError(f"no legal move in {game.position.fen()}: the game is over")
+    limit = _limit(args)
+    infos = []
+
+    def show(info):
+        infos.append(info)
+        if not args.json:
+            print(f"depth {info.depth:>2}  score {score_text(info.score):>10}  "
+                  f"nodes {info.nodes:>9}  nps {info.nps:>7}  time {info.seconds:6.2f} s  "
+                  f"pv {' '.join(info.pv_text)}", flush=True)
+
+    with open_engine(args.engine, game.variant) as engine:
+        result = engine.play(game, limit, on_info=show)
+    pos = game.position
+    move = result.move
+    info = result.info
+    if args.json:
+        out = {"move": pos.notation(move), "long": move.long, "hub": move.hub,
+               "from": move.start, "to": move.end, "captured": list(move.captured),
+               "fen_after": pos.play(move).fen()}
+        if info is not None:
+            out.update({"score": info.score, "score_text": score_text(info.score),
+                        "depth": info.depth, "nodes": info.nodes, "nps": info.nps,
+                        "seconds": round(info.seconds, 3), "pv": list(info.pv_text)})
+        out["info"] = [i.as_dict() for i in infos]
+        print(json.dumps(out))
+    else:
+        print(f"bestmove {pos.notation(move)}")
+    return 0
+
+
+# --- match ------------------------------------------------------------------------------
+
+
+def run_match(args) -> int:
+    from damas.engine import open_engine, parse_time_control
+    from damas.engine import run_match as play_match
+    from damas.engine.match import read_openings
+    from damas.rules.pdn import PdnGame, write_pdn
+
+    if len(args.engine) != 2:
+        raise DamasError("give --engine exactly twice: engine A, then engine B")
+    if args.games < 1:
+        raise DamasError("--games must be 1 or more")
+    v = variant(args.variant)
+    tc = parse_time_control(args.time_control)
+    openings = None
+    if args.openings:
+        try:
+            with open(args.openings, encoding="utf-8") as f:
+                openings = read_openings(f.read(), v)
+        except OSError as e:
+            raise DamasError(f"cannot read openings {args.openings}: {e.strerror}") from None
+    pdn_games = []
+    a_spec, b_spec = args.engine
+
+    def on_game(record):
+        a_white = record.a_colour == 0
+        white, black = (a_spec, b_spec) if a_white else (b_spec, a_spec)
+        if args.pdn:
+            pdn_games.append(PdnGame.from_game(record.game, Event="damas match", White=white,
+                                               Black=black, Round=str(record.number),
+                                               Result=record.result))
+            _write_atomically(args.pdn, write_pdn(pdn_games))
+        if not args.quiet:
+            line = (f"game {record.number:>3}: {white} vs {black}  {record.result:<7} "
+                    f"{record.reason:<24} opening {record.opening}")
+            print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+    with open_engine(a_spec, v) as a, open_engine(b_spec, v) as b:
+        result = play_match(a, b, v, args.games, tc, openings, args.max_plies, on_game)
+    summary = result.summary()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{a_spec} vs {b_spec}: +{summary['wins']} ={summary['draws']} "
+              f"-{summary['losses']}  score {summary['score']:.1%}  "
+              f"Elo {summary['elo']:+.0f} ± {summary['elo_error']:.0f}")
+    return 0
+
+
+def _write_atomically(path: str, text: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".damas-", suffix=".pdn")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# --- servers ----------------------------------------------------------------------------
+
+
+def run_hub(args) -> int:
+    from damas.engine import serve_hub
+
+    variant(args.variant)
+    if args.level not in range(1, 11):
+        raise DamasError("--level must be 1 to 10")
+    return serve_hub(args.variant, args.level)
+
+
+def run_dxp(args) -> int:
+    from damas.engine import DxpServer, Limit, open_engine
+
+    v = variant(args.variant)
+    limit = _limit(args)
+    open_engine(args.engine, v).close()  # check the spec before listening
+    try:
+        server = DxpServer(lambda: open_engine(args.engine, v), v, port=args.listen,
+                           limit=None if limit == Limit() else limit)
+    except OSError as e:
+        raise DamasError(f"cannot listen on 127.0.0.1:{args.listen}: {e.strerror}") from None
+    print(f"damas dxp: listening on 127.0.0.1:{server.port} ({v.name})", flush=True)
+    try:
+        server.serve_forever(args.connections)
+    finally:
+        server.close()
+    return 0
+
+
+# --- benchmark --------------------------------------------------------------------------
+
+
+def bench_engine(args) -> int:
+    from damas.engine.bench import run_bench
+
+    figures = run_bench()
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    for name, f in figures.items():
+        print(f"{name}: {f['nps']:,} nodes/s at fixed depth; depth in 1 s: "
+              f"{', '.join(map(str, f['depth_in_one_second']))} (start, two middle games)")
+        for row in f["fixed_depth"]:
+            steps = " ".join(f"d{d}:{s:.2f}s" for d, s in row["seconds_to_depth"].items())
+            print(f"  {row['fen'][:48]:<48} depth {row['depth']}: {row['nodes']:>8,} nodes "
+                  f"{row['seconds']:6.2f} s {row['nps']:>7,}/s  [{steps}]")
+    return 0
+
+
+BENCHES = {"engine": bench_engine}

@@ -1,0 +1,178 @@
+"""The built-in search: it answers legal moves, sees wins and losses, reports what it
+does, keeps its Zobrist keys right, and stops when asked from another thread."""
+
+import random
+import threading
+
+import pytest
+
+from damas.engine import WIN, BuiltinEngine, Limit, Search
+from damas.engine.evaluation import make_evaluator
+from damas.engine.search import POLL_EVERY, _child_key
+from damas.engine.zobrist import zobrist
+from damas.rules import Game, Position
+
+VARIANTS = ["international", "brazilian", "english"]
+
+
+def random_games(variant, count, seed, max_plies=160):
+    rng = random.Random(seed)
+    for _ in range(count):
+        game = Game(variant)
+        while game.outcome() is None and game.ply < max_plies:
+            game.push(rng.choice(game.legal_moves()))
+            yield game
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_zobrist_key_after_each_move_equals_the_key_from_scratch(variant):
+    z = None
+    for game in random_games(variant, 6, seed=3):
+        before, move, after = game.positions[-2], game.moves[-1], game.positions[-1]
+        z = z or zobrist(before.variant.size)
+        lay = before.layout
+        own = before.white if before.turn == 0 else before.black
+        captured = 0
+        for s in move.captured:
+            captured |= lay.bit_of[s]
+        key, kings, _ = _child_key(z, z.of(before), own, before.kings, int(before.turn),
+                                   lay.bit_of[move.start], lay.bit_of[move.end], captured,
+                                   before.rules.crown[int(before.turn)], 0)
+        assert key == z.of(after)
+        assert kings == after.kings
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_evaluation_is_the_same_seen_from_either_side(variant):
+    evaluate = None
+    checked = 0
+    for game in random_games(variant, 8, seed=5):
+        p = game.position
+        evaluate = evaluate or make_evaluator(p.variant)
+        own, opp = (p.white, p.black) if p.turn == 0 else (p.black, p.white)
+        mine = evaluate(own, opp, p.kings, int(p.turn))
+        theirs = evaluate(opp, own, p.kings, 1 - int(p.turn))
+        if abs(mine) < 9000 and abs(theirs) < 9000:  # both sides can move
+            assert mine == -theirs
+            checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_answer_is_legal_at_every_level(variant):
+    for number in range(1, 9):
+        engine = BuiltinEngine(variant, level=number, seed=number)
+        game = Game(variant)
+        for _ in range(6):
+            move = engine.play(game, Limit(depth=min(number, 4))).move
+            assert move in game.legal_moves()
+            game.push(move)
+
+
+def test_a_win_in_one_is_scored_as_a_win_and_played():
+    # White 48 takes 42, 32 and 23: Black has nothing left.
+    result = BuiltinEngine("international").play(
+        Position.from_fen("W:W48:B42,32,23", "international"), Limit(depth=4))
+    assert result.move.short == "48x19"
+    assert result.info.score == WIN - 1
+
+
+def test_a_lost_position_is_scored_as_a_loss():
+    # Black must take 22x31 and White's 36 takes the man back: Black has nothing left.
+    pos = Position.from_fen("B:W27,36:B22", "international")
+    result = BuiltinEngine("international").play(pos, Limit(depth=6))
+    assert result.move.short == "22x31"
+    assert result.info.score == -(WIN - 2)
+
+
+def test_info_reports_grow_and_the_pv_starts_with_the_move():
+    infos = []
+    engine = BuiltinEngine("international")
+    result = engine.play(Game("international"), Limit(depth=5), on_info=infos.append)
+    assert [i.depth for i in infos] == [1, 2, 3, 4, 5]
+    assert all(a.nodes < b.nodes for a, b in zip(infos, infos[1:], strict=False))
+    assert result.info.pv[0] == result.move
+    assert result.info.pv_text[0] == Position.start("international").notation(result.move)
+
+
+def test_node_limit_is_kept_within_one_poll():
+    result = BuiltinEngine("brazilian").play(Game("brazilian"), Limit(nodes=5000))
+    assert 5000 <= result.extra["nodes"] < 5000 + POLL_EVERY
+
+
+def test_fixed_depth_is_deterministic():
+    a = BuiltinEngine("english").play(Game("english"), Limit(depth=7))
+    b = BuiltinEngine("english").play(Game("english"), Limit(depth=7))
+    assert (a.move, a.info.score, a.info.nodes) == (b.move, b.info.score, b.info.nodes)
+
+
+def test_seeded_levels_are_reproducible_and_noise_changes_choices():
+    def choices(seed):
+        engine = BuiltinEngine("international", level=1, seed=seed)
+        game, out = Game("international"), []
+        for _ in range(10):
+            move = engine.play(game, Limit()).move
+            out.append(move)
+            game.push(move)
+        return out
+
+    assert choices(1) == choices(1)
+    assert len({tuple(choices(s)) for s in range(4)}) > 1
+
+
+def test_stop_from_another_thread_returns_the_best_move_so_far():
+    engine = BuiltinEngine("international")
+    game = Game("international")
+    reached_depth_3 = threading.Event()
+    result = {}
+
+    def on_info(info):
+        if info.depth >= 3:
+            reached_depth_3.set()
+
+    def think():
+        result["r"] = engine.play(game, Limit(movetime=3600), on_info=on_info)
+
+    thread = threading.Thread(target=think)
+    thread.start()
+    assert reached_depth_3.wait(timeout=120)
+    while thread.is_alive():  # a stop that lands between two searches is repeated
+        engine.stop()
+        thread.join(timeout=0.1)
+    assert result["r"].move in game.legal_moves()
+    assert result["r"].info.depth >= 3
+
+
+def test_the_side_that_would_lose_steers_into_a_threefold_repetition():
+    # White (two kings against four kings and a man) is lost; the kings have gone round
+    # twice, so 18-22 now repeats the position a third time: a draw.
+    game = Game("english", fen="W:WK22,K23:BK1,K2,K3,K4,5")
+    for text in "22-18 1-6 18-22 6-1 22-18 1-6 18-22 6-1 22-18 1-6".split():
+        game.push(text)
+    without_history = BuiltinEngine("english").play(game.position, Limit(depth=6))
+    assert without_history.info.score < -200
+    result = BuiltinEngine("english").play(game, Limit(depth=6))
+    assert result.move.short == "18-22" and result.info.score == 0
+    game.push(result.move)
+    assert game.outcome().reason == "threefold-repetition"
+
+
+def test_single_legal_move_is_answered_at_once_on_a_clock():
+    pos = Position.from_fen("W:W28:B23,11", "international")  # 28x19 is forced
+    assert len(pos.legal_moves()) == 1
+    result = BuiltinEngine("international").play(pos, Limit(time=30))
+    assert result.move == pos.legal_moves()[0] and result.info.depth == 0
+
+
+def test_transposition_table_is_cleared_by_new_game():
+    engine = BuiltinEngine("english")
+    engine.play(Game("english"), Limit(depth=5))
+    assert engine.search.tt
+    engine.new_game()
+    assert not engine.search.tt
+
+
+def test_search_of_a_finished_position_has_no_move():
+    result = Search(Position.start("english").variant).run(
+        Position.from_fen("B:W32,K1:B28", "english"), max_depth=3)
+    assert result.move is None and result.score == -WIN
