@@ -19,8 +19,9 @@ with a king against men. A candidate is kept when, for the side to move:
    no extensions) proves the gain of the move and that no other move reaches it.
 
 The kind is read from the winning line: "coup turc" when a capture in its first four
-plies (the combination proper, not the mopping up) is decided by the Turkish rule (captured pieces stay on the board until the capture ends, so the
-capturing piece is stopped by a piece it already took; detected by comparing with the
+plies (the combination proper, not the mopping up) is decided by the Turkish rule
+(captured pieces stay on the board until the capture ends, so the capturing piece is
+stopped by a piece it already took; detected by comparing with the
 captures that would exist if taken pieces vanished at once); "shot" when the side ends the
 line with more pieces ahead than it started; "breakthrough" when it does not, but makes a
 king.
