@@ -31,7 +31,8 @@ firmware:
 
 # The web display is tested in headless Chromium from Debian (chromium, chromium-driver).
 browser:
-	@bash scripts/install-browser.sh || echo "chromium missing: the web page tests will skip"
+	@bash scripts/apt-need.sh "the web page tests" chromium chromium-driver || \
+		echo "chromium missing: the web page tests will skip"
 
 test: $(STAMP) lint firmware browser
 	$(BIN)/python -m pytest
