@@ -332,7 +332,8 @@ class Demo:
     def _write_pdn(self, game: Game, number: int, result: str | None = None) -> None:
         from damas.calibration.store import atomic_write_text
 
-        pg = PdnGame.from_game(game, Event="damas demo", Round=str(number),
+        pg = PdnGame.from_game(game, Event="damas demo", Date=time.strftime("%Y.%m.%d"),
+                               Round=str(number),
                                White="person" if self.o.human == "white" else "damas",
                                Black="damas" if self.o.human == "white" else "person")
         if result:

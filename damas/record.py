@@ -29,7 +29,8 @@ class Recorder:
         self.control = control
         self.journal_path = Path(journal)
         self.pdn_path = Path(pdn)
-        self.tags = {"Event": event, "White": white, "Black": black,
+        self.tags = {"Event": event, "Date": time.strftime("%Y.%m.%d"), "White": white,
+                     "Black": black,
                      "TimeControl": f"{control.minutes * 60:g}+{control.increment:g}"}
         self.out = out
         self.display = display

@@ -65,5 +65,23 @@ def run_demo(args) -> int:
               f"{summary['irregular_flagged']}; {summary['seconds_per_move']} s per move "
               f"on {summary['robot']}")
         print(f"time: {summary['time_split']}")
-        print(f"PDN: {summary['pdn']}   journal: {options.journal}")
+        _print_record(summary["pdn"], options.journal)
     return 0 if summary["misrecognised"] == 0 else 1
+
+
+def _print_record(pdn: str | None, journal: str) -> None:
+    """The PDN, then the journal's notable events (every event stays in the file)."""
+    from pathlib import Path
+
+    from damas.journal import read_journal
+
+    if pdn and Path(pdn).exists():
+        print("\n" + Path(pdn).read_text(encoding="utf-8"))
+    notable = ("game-start", "irregular-made", "tracker-irregular", "tracker-restored",
+               "misrecognised", "game-end", "resumed")
+    events = read_journal(journal)
+    print(f"event log ({len(events)} events in {journal}; notable ones):")
+    for e in events:
+        if e["kind"] in notable:
+            detail = e.get("article") or e.get("result") or e.get("squares") or ""
+            print(f"  {e['kind']} {detail}".rstrip())
