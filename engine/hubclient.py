@@ -124,6 +124,10 @@ class HubEngine(Engine):
         self._thinking.set()
         try:
             return self._await_done(proc, position, limit, on_info)
+        except EngineProtocolError:
+            proc.kill()  # it may still be thinking: start clean at the next move
+            self._proc = None
+            raise
         finally:
             self._thinking.clear()
 

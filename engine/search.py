@@ -304,10 +304,12 @@ class _Tree:
                     if keys[i] == key:
                         return 0
                     i -= 2
+            if ply >= MAX_PLY:  # a line this long is scored as it stands
+                return evaluate(own, opp, kings, side)
             caps = captures(r, own, opp, kings, side)
             if caps:
                 moves = caps
-            elif depth <= 0 or ply >= MAX_PLY:
+            elif depth <= 0:
                 return evaluate(own, opp, kings, side)
             else:
                 moves = quiet_moves(r, own, opp, kings, side)

@@ -6,12 +6,13 @@ search finds a move gaining at least 1.5 men, every other move stays 1.5 men bel
 the mining depth and five plies deeper, and an independent plain alpha-beta proves it):
 
     mine_tactics.py --variant V --count N --seed S                      # from games
-    mine_tactics.py --variant V --source sparse --kind "coup turc" --count N --seed 5
+    mine_tactics.py --variant V --source sparse --kind "coup turc" --count N --seed S
 
-with seeds 11 (brazilian, english), 21 (international), then 31 (english), 41
-(brazilian), 51 (international) after the uniqueness test was made stricter; positions
-of the first runs were checked again with the final criteria (`recheck`) and kept only
-if they passed.
+with seeds 11 (brazilian, english) and 21 (international) from games, 5 from sparse
+positions; then, after the uniqueness test was made stricter, 31 (english), 41
+(brazilian), 51 (international) from games and 61 from sparse positions. Positions of
+the first runs were checked again with the final criteria (`recheck`) and kept only if
+they passed; every kind was read again with the final rule (`classify`).
 
 Each row: (FEN, the winning move, kind, plies the material-only search needs to see the
 gain, the gain in 1/100 man).
@@ -38,7 +39,7 @@ TACTICS = {
         ('B:W18,19,34:B7,8,20,21,35', '20-24', 'shot', 4, 9793),
         ('B:W22,27,29,33,35,37,39,41,45-47,50:B1,2,5,6,9-11,13,18-20,25,36',
          '18-23', 'shot', 2, 300),
-        ('B:W23,29,32,36,42,46:B2,9,11,12,16', '12-18', 'coup turc', 2, 300),
+        ('B:W23,29,32,36,42,46:B2,9,11,12,16', '12-18', 'shot', 2, 300),
         ('B:W21,27,30,32,33,36,41-44,47,48:B1-5,11,13,14,16,19', '11-17', 'shot', 2, 300),
         ('W:W30,32-34,36-39,42,43,45,49:B6,8,10,11,13,15,16,19,20,22,23', '33-29', 'shot', 4, 200),
         ('W:W15,27,34,37,40-43,45,46,48,49:B2,4,6-8,10,12,13,16,17,19,26', '27-22', 'shot', 2, 400),
@@ -49,7 +50,7 @@ TACTICS = {
         ('W:W29,31,32,34,35,37-41,44,46,47,49:B1,5,6,9-12,17,18,20,23,25,28',
          '38-33', 'shot', 3, 200),
         ('W:W10,19,30,31,34,42:B3,7,12,K14', '30-25', 'coup turc', 3, 200),
-        ('W:W11,25,26,32,41:B12,33,36,38,K43', '11-6', 'coup turc', 3, 400),
+        ('W:W11,25,26,32,41:B12,33,36,38,K43', '11-6', 'shot', 3, 400),
         ('B:W24,30,33,34,41,44,50:B3,K4,5,6,8,10,11', '8-13', 'shot', 3, 200),
         ('B:W17,22,27,29,30,32,34-36,39-42,45:B6,8-10,13-16,18,19,23,25', '6-11', 'shot', 2, 300),
         ('B:W28,32-34,36,40,45,46:B5,8-10,17,20,24,37', '37-42', 'shot', 3, 200),
@@ -66,6 +67,10 @@ TACTICS = {
         ('W:W27-29,31,33,35,36,38-50:B1-12,14,16-20,24,25', '28-22', 'shot', 3, 300),
         ('B:W21,26,30-32,34,37,41,43:B1,3,7,11,12,14,15,17,19,23', '11-16', 'shot', 3, 300),
         ('W:W23,25-27,35,37,39-41,45,46,48,49:B2,4,6,8-10,14-17,19,20,24', '27-21', 'shot', 3, 200),
+        ('W:W8,28,30,42,49:B10,K47', '42-37', 'breakthrough', 3, 200),
+        ('W:W6,17,22,23,34,39:B32,K36', '17-12', 'coup turc', 5, 9795),
+        ('W:W8,9,11,16,17,47:B1-3,10,K40', '17-12', 'coup turc', 2, 200),
+        ('W:W8,19,20,37,39:B25,K28', '39-33', 'coup turc', 3, 300),
     ],
     'brazilian': [
         ('W:W19,24,28,30,32:B2,6,8-10,12,21', '30-25', 'breakthrough', 2, 180),
@@ -94,7 +99,7 @@ TACTICS = {
         ('B:W19,20,23,26,29:B1,3,4,9,10,12,13', '10-15', 'shot', 2, 180),
         ('B:WK1,22,27,29,30:B3,4,8,14,16,23,K32', '32-28', 'shot', 2, 280),
         ('W:W13,19,22,23:B11,14,20', '22-18', 'shot', 4, 9889),
-        ('W:W9,10,16,17:B18,20,K24', '9-6', 'coup turc', 2, 460),
+        ('W:W9,10,16,17:B18,20,K24', '9-6', 'shot', 2, 460),
         ('W:W5,6,18,25,31:B1,2,8,17,K22', '18-15', 'coup turc', 3, 180),
         ('W:W9,17,19,20,28,29:B5,K10,13', '19-15', 'coup turc', 3, 9869),
         ('W:W18-21,23:B7,9,10,12', '18-15', 'shot', 4, 480),
@@ -112,6 +117,10 @@ TACTICS = {
         ('B:W13,19,20,25,30:B6,7,11,12,18,21', '7-10', 'shot', 4, 380),
         ('W:W19,21-24,27:B7,9,11,12,14,20', '22-17', 'shot', 4, 200),
         ('W:W5,22,23,28:B1,20,21', '23-18', 'shot', 4, 9891),
+        ('W:W16,21,24,32:BK14,28', '21-17', 'coup turc', 4, 9971),
+        ('W:W8,10,12,23-25,31:B9,17,28,K29', '25-21', 'coup turc', 2, 360),
+        ('W:W6,9-11,25:B12,19,K20', '10-7', 'breakthrough', 3, 260),
+        ('W:W10,11,14,19,23-25,29:B1,4,5,12,K18', '10-7', 'coup turc', 4, 160),
     ],
     'english': [
         ('W:W14,17,24,25,27,29-32:B1,3-5,7,9,15,16,18', '24-19', 'shot', 3, 150),

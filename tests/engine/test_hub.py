@@ -232,3 +232,15 @@ def test_damas_hub_ponder_hit_turns_pondering_into_thinking():
     finally:
         proc.send("quit")
         proc.terminate()
+
+
+def test_an_engine_that_reports_an_error_is_restarted_at_the_next_move(script):
+    command = script("grumpy", HANDSHAKE.format(on_go='say("error message=\\"no book\\"")'))
+    with HubEngine(command, "international") as hub:
+        first = hub._proc
+        with pytest.raises(Exception, match="no book"):
+            hub.play(Game("international"), Limit(depth=1))
+        assert not first.alive
+        with pytest.raises(Exception, match="no book"):  # a new process, same temper
+            hub.play(Game("international"), Limit(depth=1))
+        assert hub._proc is None or hub._proc is not first
