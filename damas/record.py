@@ -4,21 +4,37 @@ a live PDN with clock times rewritten atomically after every move (for broadcast
 Frames come from a camera, a video or a stream; vision passes on settled boards; the
 tracker (tournament policy: an irregularity the opponent plays on from is accepted, 000
 §5.7) turns them into moves; each move presses the clock of the side that made it.
+
+A lost camera (`damas.camera.CameraLost`: unplugged, stopped, frozen) pauses the record:
+a `paused` event, a message, then `reopen()` every `retry` seconds until frames come
+again (`continued`), and the same game goes on. The clock does not stop: the players'
+tournament clock runs on whatever our camera does, so the time of a move seen after a
+pause includes the pause. A move made while the camera was away is recognised when it is
+back; two or more are flagged as irregular for the arbiter.
+
+On `--resume` the board must show the position the journal ends with before play goes on;
+until it does, each settled board that differs is reported (`resume-mismatch`, with the
+squares) and nothing is recorded.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, Game, Tracker
+from damas.rules import BLACK, WHITE, Game, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
+from damas.rules.tracker import Mode
 from damas.rules.tracker_board import Observation
 
+from .camera import CameraFeed, CameraLost
 from .clock import Clock, TimeControl, format_clock
 from .journal import Journal, replay_last_game
+
+PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a white king",
+               "B": "a black king"}
 
 
 class Recorder:
@@ -36,6 +52,8 @@ class Recorder:
         self.display = display
         self.clock = Clock(control)
         self.clock_comments: dict[int, list[str]] = {}
+        self.resumed_ply: int | None = None  # the journal's last ply, on --resume
+        self._mismatch_shown: str | None = None
         game = self._resumed() if resume else None
         self.tracker = Tracker(self.variant, game=game, policy="tournament", settle=settle)
         self.started = False
@@ -46,25 +64,44 @@ class Recorder:
         for ply, e in enumerate((e for e in events if e["kind"] == "move"), start=1):
             self.clock.left = {WHITE: e["clock"]["white"], BLACK: e["clock"]["black"]}
             self.clock_comments[ply] = [e["clock_comment"]]
+        self.resumed_ply = game.ply
         self.out(f"resumed after {game.ply} moves: {game.position.fen()}")
         return game
 
-    def run(self, frames: Iterable, fps: float | None = None) -> Game:
-        """Reads frames until they end; time is the frame count over `fps` for a video,
-        else the wall clock."""
+    def run(self, frames: Iterable | CameraFeed, fps: float | None = None, *,
+            clock: Callable[[], float] = time.monotonic,
+            wait: Callable[[float], object] = time.sleep, retry: float = 2.0) -> Game:
+        """Reads frames until they end: any iterable of frames, or a CameraFeed, which
+        may be lost and come back (we wait `retry` seconds between tries). Time is the
+        frame count over `fps` for a video (plus any pause), else `clock`."""
         from damas.vision.pipeline import BoardReader
         from damas.vision.settle import SettleDetector
 
         reader = BoardReader(self.variant.size, known=self.tracker.position)
         detector = SettleDetector()
-        begun = time.monotonic()
+        feed = frames if isinstance(frames, CameraFeed) else None
+        source = None if feed is not None else iter(frames)
+        begun = clock()
+        away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
+        n, now = 0, 0.0
         with Journal(self.journal_path) as journal:
             if not self.tracker.game.moves:
-                journal.write("game-start", variant=self.variant.name,
-                              fen=self.tracker.position.fen(), control=str(self.control),
-                              **{k.lower(): v for k, v in self.tags.items()})
-            for n, frame in enumerate(frames):
-                now = n / fps if fps else time.monotonic() - begun
+                self._game_start(journal)
+            while True:
+                if feed is None:
+                    frame = next(source, None)
+                else:
+                    try:
+                        frame = feed.read()
+                    except CameraLost as lost:
+                        at = now if fps else clock() - begun
+                        away += self._wait_for_camera(feed, lost, at, journal, clock,
+                                                      wait, retry)
+                        continue
+                if frame is None:
+                    break
+                now = n / fps + away if fps else clock() - begun
+                n += 1
                 reading = reader.read(frame)
                 settled = detector.update(reader.last_samples.motion_vector(), reading)
                 events = []
@@ -72,17 +109,80 @@ class Recorder:
                     reader.settled(settled)
                     squares = "".join(settled.squares[s]
                                       for s in range(1, self.variant.squares + 1))
+                    self._check_resumed_board(squares, now, journal)
                     events += self.tracker.observe(Observation(squares, now))
                 events += self.tracker.tick(now)
                 for event in events:
                     self._handle(event, now, journal)
             for event in self.tracker.flush():
-                self._handle(event, now if frames else 0.0, journal)
+                self._handle(event, now, journal)
         return self.tracker.game
+
+    def _game_start(self, journal: Journal) -> None:
+        journal.write("game-start", variant=self.variant.name,
+                      fen=self.tracker.position.fen(), control=str(self.control),
+                      **{k.lower(): v for k, v in self.tags.items()})
+
+    def _wait_for_camera(self, feed: CameraFeed, lost: CameraLost, now: float,
+                         journal: Journal, clock, wait, retry: float) -> float:
+        """The record stays as it is until the camera is back; returns how long it was
+        away. The game clock is not paused (see the module docstring)."""
+        started = clock()
+        journal.write("paused", reason=str(lost), cause=lost.cause,
+                      clock=self.clock.state(now))
+        self.out(f"PAUSED: {lost}. The record is kept and the clock runs on; trying the "
+                 f"camera again every {retry:g} s")
+        if self.display is not None:
+            self.display.update(status=f"paused: {lost}")
+        tries = 1
+        wait(retry)
+        while not feed.reopen():
+            tries += 1
+            wait(retry)
+        gone = clock() - started
+        journal.write("continued", away=round(gone, 1), tries=tries,
+                      clock=self.clock.state(now + gone))
+        self.out(f"CONTINUED: {feed.name} is back after {gone:.0f} s; recording goes on")
+        if self.display is not None:
+            self.display.update(status="recording")
+        return gone
+
+    def _check_resumed_board(self, squares: str, now: float, journal: Journal) -> None:
+        """On resume, a settled board that is neither the journal's position nor the
+        start position (a new game) is reported: the tracker waits, records nothing."""
+        if self.resumed_ply is None or self.tracker.mode is not Mode.SETUP:
+            return
+        expected = self.tracker.position
+        start = Position.start(self.variant)
+
+        def differ(position: Position) -> list[tuple[int, str, str]]:
+            return [(sq, position.piece(sq) or "e", seen)
+                    for sq, seen in enumerate(squares, start=1)
+                    if seen != "?" and seen.lower() != (position.piece(sq) or "e").lower()]
+
+        wrong = differ(expected)
+        if not wrong or not differ(start) or squares == self._mismatch_shown:
+            return
+        self._mismatch_shown = squares
+        journal.write("resume-mismatch", t=round(now, 3), fen=expected.fen(),
+                      squares=[sq for sq, _, _ in wrong],
+                      expected=[e for _, e, _ in wrong], seen=[s for _, _, s in wrong])
+        where = "; ".join(f"{sq} should be {PIECE_NAMES[e]}, is {PIECE_NAMES[s]}"
+                          for sq, e, s in wrong)
+        self.out(f"RESUME: the board does not show the position after move "
+                 f"{self.resumed_ply} of the journal (squares {[sq for sq, _, _ in wrong]}: "
+                 f"{where}). Put it right: recording goes on when it matches.")
 
     def _handle(self, event, now: float, journal: Journal) -> None:
         data = event.to_dict()
         data.pop("event", None)
+        if event.kind == "setup" and event.start and self.clock_comments:
+            # the start position set up again (or shown on --resume): the tracker began
+            # a new game, so the journal, the clock and the PDN begin one too
+            self.clock, self.clock_comments, self.started = Clock(self.control), {}, False
+            self.resumed_ply = None
+            self._game_start(journal)
+            self.out("NEW GAME: the board shows the start position")
         if event.kind == "setup" and not self.started:
             self.started = True
             self.clock.start(now, self.tracker.position.turn)

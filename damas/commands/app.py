@@ -49,16 +49,17 @@ def run_doctor(args) -> int:
 
 
 def run_record(args) -> int:
+    from damas.camera import CameraFeed
     from damas.clock import parse_time_control
     from damas.config import apply_config
     from damas.record import Recorder
-    from damas.vision.sources import open_source
 
     args = apply_config(args, "record", sys.argv[1:])
     recorder = Recorder(args.variant, parse_time_control(args.time_control), args.journal,
                         args.pdn, white=args.white, black=args.black, event=args.event,
                         settle=args.settle, resume=args.resume)
-    game = recorder.run(open_source(str(args.camera)), fps=args.fps)
+    # a live camera that goes away pauses the record until it is back
+    game = recorder.run(CameraFeed(str(args.camera)), fps=args.fps)
     print(f"{game.ply} moves recorded, {recorder.irregular} irregularities flagged; "
           f"PDN: {args.pdn}")
     return 0
