@@ -96,12 +96,21 @@ class Planner:
             for i, obj in enumerate(slots):
                 if obj is not None and obj.isupper():
                     steps += self._unking(work, Spot("tray", colour, i), obj)
-        while True:
-            task = self._next_reset_task(work, want)
-            if task is None:
-                return steps
-            source, target = task
-            steps += self._transfer(work, source, target, "reset")
+        return steps + self._arrange(work, want, "reset")
+
+    def plan_correction(self, state: PhysicalState, position: Position) -> list[Transfer]:
+        """Steps that make the board show `position` again after a slip or an interrupted
+        move: misplaced pieces go where they are missing or to the trays, missing men come
+        from the trays. Unlike a reset, kings stay kings; a missing king is refused
+        (PlanError) and a person puts it back."""
+        work = state.copy()
+        return self._arrange(work, position.pieces(), "correct")
+
+    def _arrange(self, work: PhysicalState, want: dict[int, str], reason: str):
+        steps: list[Transfer] = []
+        while (task := self._next_reset_task(work, want)) is not None:
+            steps += self._transfer(work, *task, reason)
+        return steps
 
     def _unking(self, work: PhysicalState, spot: Spot, obj: str) -> list[Transfer]:
         colour = COLOUR[obj]

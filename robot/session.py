@@ -71,6 +71,25 @@ class RobotSession:
             raise ExecutionFailed(result)
         return result
 
+    def reset(self, position: Position) -> Execution:
+        """Set `position` up from whatever is on the board and in the trays."""
+        return self.run(self.planner.plan_reset(self.state, position))
+
+    def correct(self, seen: dict[int, str], position: Position) -> Execution:
+        """Bring the board back to `position` from what the camera sees (`seen`: square ->
+        'w' or 'b'; a camera may not tell a king from a man). The record takes the
+        camera's word for every square, keeping a king where its colour is still seen."""
+        board = {}
+        for square, colour in seen.items():
+            known = self.state.board.get(square)
+            board[square] = known if known and known.lower() == colour else colour
+        self.state.board = board
+        return self.run(self.planner.plan_correction(self.state, position))
+
+    def reconnect(self) -> None:
+        """Open the port again and home (RobotError while the machine is still gone)."""
+        self.driver.connect()
+
     def moved_by_hand(self, move: Move) -> None:
         """A person made `move` on the board: captured pieces go to the trays, a crowned
         man is swapped or stacked from the reserve, as the robot would have done it, so

@@ -106,6 +106,16 @@ class MachineSimulator:
         self._abort.set()
         self.stop()
 
+    def replug(self) -> str:
+        """The cable goes back in after `drop_line`: the controller powers up afresh (it
+        must be homed) on a new pty, whose name it returns (a real port keeps its name)."""
+        self._stop.clear()
+        self._abort.clear()
+        self._threads = []
+        self._lines.clear()
+        self.state = "Alarm"
+        return self.start()
+
     def power_cycle(self) -> None:
         """The controller resets by itself (brown-out, watchdog): locked, as at power-up."""
         self._reset(power_up=True)

@@ -41,6 +41,11 @@ class SettleDetector:
         self._last_passed: dict | None = None
         self.state = SettleState(False, True, False, 0)
 
+    @property
+    def settled_reading(self) -> Reading | None:
+        """The reading the board is settled on now (every frame it stays so), or None."""
+        return self._candidate if self.state.settled else None
+
     def _moved(self, vector: np.ndarray) -> bool:
         if self._previous is None or self._previous.shape != vector.shape:
             self._previous = vector
