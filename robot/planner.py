@@ -101,10 +101,21 @@ class Planner:
     def plan_correction(self, state: PhysicalState, position: Position) -> list[Transfer]:
         """Steps that make the board show `position` again after a slip or an interrupted
         move: misplaced pieces go where they are missing or to the trays, missing men come
-        from the trays. Unlike a reset, kings stay kings; a missing king is refused
-        (PlanError) and a person puts it back."""
+        from the trays (and flat kings from the reserve, as a promotion would). Unlike a
+        reset, kings stay kings; a missing stacked king is refused (PlanError) and a
+        person puts it back."""
         work = state.copy()
-        return self._arrange(work, position.pieces(), "correct")
+        want = position.pieces()
+        for king in "WB":
+            have = list(work.board.values()) + work.trays[COLOUR[king]]
+            if self.machine.kings == "flat":
+                have += work.reserve[COLOUR[king]]
+            wanted = [sq for sq, obj in want.items() if obj == king]
+            if len(wanted) > have.count(king):
+                gone = [sq for sq in wanted if work.board.get(sq) != king]
+                raise PlanError(f"the {COLOUR[king]} king for square "
+                                f"{', '.join(map(str, gone))} is missing: put it back by hand")
+        return self._arrange(work, want, "correct")
 
     def _arrange(self, work: PhysicalState, want: dict[int, str], reason: str):
         steps: list[Transfer] = []
@@ -128,13 +139,18 @@ class Planner:
                     here = self.machine.square_centre(square)
                     t = min(free, key=lambda t: math.dist(here, self.machine.square_centre(t)))
                     return Spot("square", index=square), Spot("square", index=t)
-                return Spot("square", index=square), work.free_slot("tray", COLOUR[obj])
+                return Spot("square", index=square), work.free_slot(self._home(obj),
+                                                                    COLOUR[obj])
         empty = [t for t in want if t not in work.board]
         if not empty:
             return None
         square = max(empty, key=lambda t: self._distance_from_tray(t, COLOUR[want[t]]))
-        return work.filled_slot("tray", COLOUR[want[square]], want[square]), \
-            Spot("square", index=square)
+        obj = want[square]
+        return work.filled_slot(self._home(obj), COLOUR[obj], obj), Spot("square", index=square)
+
+    def _home(self, obj: str) -> str:
+        """Where a piece off the board lives: flat kings in the reserve, men in trays."""
+        return "reserve" if obj.isupper() and self.machine.kings == "flat" else "tray"
 
     def _distance_from_tray(self, square: int, colour: str) -> float:
         tray = self.machine.trays[colour]

@@ -83,8 +83,12 @@ class RobotSession:
         for square, colour in seen.items():
             known = self.state.board.get(square)
             board[square] = known if known and known.lower() == colour else colour
+        seen_state = self.state.copy()
+        seen_state.board = board
+        steps = self.planner.plan_correction(seen_state, position)
+        # only now: after a PlanError the record keeps its kings for the next attempt
         self.state.board = board
-        return self.run(self.planner.plan_correction(self.state, position))
+        return self.run(steps)
 
     def reconnect(self) -> None:
         """Open the port again and home (RobotError while the machine is still gone)."""
