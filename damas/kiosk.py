@@ -1,0 +1,166 @@
+"""Kiosk mode: a robot that runs unattended all day.
+
+Game after game: the robot sets the board up (from whatever is on it and in the trays),
+then either plays itself slowly while nobody is there (attract play) or plays a visitor
+who asked for a game (the web page's "new game" button, or `new_game()`). A visitor who
+walks away ends the game after `idle_limit`; a visitor's request stops an attract game
+at once. Any fault (camera, serial line, firmware reset, engine) pauses and recovers by
+itself; an error that no recovery explains is logged, and the kiosk starts over with a
+fresh board setup rather than stopping.
+
+Every game goes to one journal and, when it ends, to an archive PDN rewritten
+atomically, so the archive always holds every finished game; a game cut short by a
+crash is archived from the journal when the kiosk starts again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from damas.rules import BLACK, WHITE, DamasError, Position
+from damas.rules import variant as get_variant
+from damas.rules.pdn import PdnGame, write_pdn
+
+from .journal import Journal, JournalError, read_journal, replay_last_game
+from .play import PlayOptions, PlaySession, board_of, differing
+
+
+@dataclass
+class KioskOptions:
+    play: PlayOptions
+    visitor_side: int = WHITE
+    attract_plies: int = 120  # an attract game ends (and the board is reset) after this
+    idle_limit: float = 180.0  # seconds a visitor may leave a game before it is given up
+    archive: str = "damas-kiosk.pdn"
+    journal: str = "damas-kiosk.jsonl"
+    current: str = "damas-kiosk-current.pdn"  # the live PDN of the game under way
+
+
+class Kiosk:
+    def __init__(self, options: KioskOptions, watch, mover, *, clock=time.monotonic,
+                 wait=time.sleep, out=print, display=None, on_game_start=None):
+        self.o = options
+        self.variant = get_variant(options.play.variant)
+        self.watch = watch
+        self.mover = mover
+        self.clock = clock
+        self.wait = wait
+        self.out = out
+        self.display = display
+        self.on_game_start = on_game_start  # (visitor: bool, session) for simulations
+        self.requested = threading.Event()
+        self.session: PlaySession | None = None
+        self.games = 0
+        self.errors = 0
+        if display is not None:
+            display.actions["new-game"] = self.new_game
+
+    def new_game(self) -> None:
+        """A visitor wants to play: the attract game stops, the board is reset."""
+        self.requested.set()
+
+    def run(self, games: int | None = None) -> int:
+        self._archive_unfinished()
+        with Journal(self.o.journal) as journal:
+            while games is None or self.games < games:
+                try:
+                    self._one_game(journal)
+                except DamasError as e:  # unattended: log it, set up again, go on
+                    self.errors += 1
+                    journal.write("kiosk-error", reason=str(e))
+                    self.out(f"kiosk: {e}; starting over")
+                    self.wait(self.o.play.retry)
+        return self.games
+
+    def _one_game(self, journal: Journal) -> None:
+        start = Position.start(self.variant)
+        self._set_up(start, journal)
+        visitor = self.requested.is_set()
+        self.requested.clear()
+        machine = (1 - self.o.visitor_side,) if visitor else (WHITE, BLACK)
+        options = replace(self.o.play, machine_sides=machine,
+                          idle_limit=self.o.idle_limit if visitor else None,
+                          max_plies=None if visitor else self.o.attract_plies,
+                          tags={**self.o.play.tags, "Event": "damas kiosk",
+                                "Round": str(self.games + 1)})
+        stop = (lambda: False) if visitor else self.requested.is_set
+        self.session = PlaySession(options, self.watch, self.mover, journal, self.o.current,
+                                   clock=self.clock, wait=self.wait, out=self.out,
+                                   display=self.display, stop=stop)
+        if self.on_game_start is not None:
+            self.on_game_start(visitor, self.session)
+        self.out(f"kiosk game {self.games + 1}: "
+                 + ("a visitor plays" if visitor else "attract play"))
+        try:
+            self.session.run()
+        finally:
+            self.session.mover.clear()
+        self._archive(Path(self.o.current).read_text(encoding="utf-8"))
+        self.games += 1
+
+    def _set_up(self, start: Position, journal: Journal) -> None:
+        """The robot sets the start position up; the camera must agree before play."""
+        journal.write("kiosk-reset")
+        want = board_of(start)
+        for _ in range(3):
+            try:
+                self.mover.reset(start)
+            except DamasError as e:
+                journal.write("kiosk-reset-failed", reason=str(e))
+                self.wait(self.o.play.retry)
+                try:
+                    self.mover.reconnect()
+                except DamasError:
+                    pass
+            self.watch.refresh()
+            seen = self._settled()
+            if not differing(seen, want):
+                return
+            journal.write("kiosk-reset-differs", squares=differing(seen, want))
+            pieces = {s: c for s, c in enumerate(seen.lower(), 1) if c in "wb"}
+            self.mover.correct(pieces, start)
+        # the session waits, showing the difference, until someone puts it right
+
+    def _settled(self) -> str:
+        from .camera import CameraLost
+
+        while True:
+            try:
+                squares = self.watch.look()
+            except CameraLost:
+                self.wait(self.o.play.retry)
+                self.watch.reopen()
+                continue
+            if squares is not None and "?" not in squares:
+                return squares
+
+    # --- the record -------------------------------------------------------------------------
+
+    def _archive(self, pdn_text: str) -> None:
+        from damas.calibration.store import atomic_write_text
+
+        path = Path(self.o.archive)
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        atomic_write_text(path, (old.rstrip() + "\n\n" if old.strip() else "")
+                          + pdn_text.strip() + "\n")
+
+    def _archive_unfinished(self) -> None:
+        """A game the last run left without an end (a crash, a power cut) is archived as
+        unfinished before the kiosk begins again."""
+        try:
+            events = read_journal(self.o.journal)
+        except JournalError:
+            return
+        starts = [i for i, e in enumerate(events) if e["kind"] == "game-start"]
+        if not starts or any(e["kind"] == "game-end" for e in events[starts[-1]:]):
+            return
+        game, events = replay_last_game(self.o.journal)
+        with Journal(self.o.journal) as journal:
+            journal.write("game-end", result="*", reason="interrupted", ply=game.ply)
+        self._archive(write_pdn(PdnGame.from_game(game, Event="damas kiosk",
+                                                  Result="*")))
+        self.out(f"archived the game the last run left unfinished ({game.ply} moves)")
+

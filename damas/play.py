@@ -1,0 +1,372 @@
+"""A game against the machine on a real board: the camera watches, the tracker turns what
+it sees into moves, the engine answers, the robot (or a person guided by the LED grid)
+carries the answer out, and the camera confirms it before play goes on.
+
+Nothing is taken on trust: after a machine move the board must show the position the
+move leads to. Anything else is put right by the robot, or lit and shown for a person to
+put right, never ignored. A device that goes away (camera, serial port, engine) pauses
+the session with a message saying which; play goes on when it is back, the game as it
+was. Every event goes to the journal; the PDN is rewritten atomically after every move.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from damas.rules import BLACK, WHITE, DamasError, Game, Move, Position, Tracker
+from damas.rules import variant as get_variant
+from damas.rules.pdn import PdnGame, write_pdn
+from damas.rules.tracker_board import Observation
+
+from .camera import CameraLost
+from .journal import Journal
+
+SIDE_NAMES = {WHITE: "white", BLACK: "black"}
+
+
+class Stopped(Exception):
+    """The session was asked to stop (a new game, Ctrl-C): the record stays as it is."""
+
+
+@dataclass
+class PlayOptions:
+    variant: str = "international"
+    engine: str = "builtin:level=5"  # any engine spec of `damas match`
+    movetime: float | None = None  # seconds a move for engines without a level
+    machine_sides: tuple[int, ...] = (BLACK,)  # the sides the engine plays
+    settle: float = 1.0  # seconds the board must stay before a move counts
+    retry: float = 2.0  # seconds between attempts to get a lost device back
+    corrections: int = 2  # the robot's attempts to put a board right before a person must
+    max_plies: int | None = None
+    idle_limit: float | None = None  # seconds a person may leave the game (kiosk)
+    tags: dict = field(default_factory=dict)
+
+
+def colours(squares: str) -> str:
+    """A board string with kings as men: a camera may not tell them apart."""
+    return squares.lower()
+
+
+def board_of(position: Position) -> str:
+    return "".join(position.piece(s) or "e" for s in range(1, position.variant.squares + 1))
+
+
+class PlaySession:
+    def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
+                 pdn: str | Path, *, game: Game | None = None, clock=time.monotonic,
+                 wait=time.sleep, out=print, display=None,
+                 stop: Callable[[], bool] = lambda: False):
+        self.o = options
+        self.variant = get_variant(options.variant)
+        self.watch = watch
+        self.mover = mover
+        self.journal = journal
+        self.pdn_path = Path(pdn)
+        self.clock = clock
+        self.wait = wait
+        self.out = out
+        self.display = display
+        self.stop = stop
+        self.engine = None
+        self.tracker = Tracker(self.variant, game=game if game and game.moves else None,
+                               policy="robot", settle=options.settle)
+        self.start = game.start if game is not None else Position.start(self.variant)
+        self.ready = False
+        self.now = clock()
+        self.last_progress = self.now
+        self.expecting: Move | None = None
+        self.ended: str | None = None  # why the game ended early: "abandoned", "stopped"
+
+    @property
+    def game(self) -> Game:
+        return self.tracker.game
+
+    # --- the whole game -----------------------------------------------------------------
+
+    def run(self) -> Game:
+        if not self.game.moves:
+            self.journal.write("game-start", variant=self.variant.name, fen=self.start.fen(),
+                               engine=self.o.engine,
+                               machine=[SIDE_NAMES[s] for s in self.o.machine_sides],
+                               **{k.lower(): v for k, v in self.o.tags.items()})
+        else:
+            self.journal.write("resumed", ply=self.game.ply, fen=self.game.position.fen())
+        try:
+            self._await_setup()
+            while not self._finished():
+                if self.tracker.position.turn in self.o.machine_sides and \
+                        self.tracker.irregular is None:
+                    self._machine_move()
+                else:
+                    self._feed(self._look())
+        except Stopped:
+            self.ended = self.ended or "stopped"
+        finally:
+            if self.engine is not None:
+                self.engine.close()
+        self._end()
+        return self.game
+
+    def _finished(self) -> bool:
+        if self.game.outcome() is not None:
+            return True
+        if self.o.max_plies is not None and self.game.ply >= self.o.max_plies:
+            self.ended = "move limit"
+            return True
+        if self.o.idle_limit is not None and self.now - self.last_progress > self.o.idle_limit:
+            self.ended = "abandoned"
+            return True
+        if self.stop():
+            self.ended = "stopped"
+            return True
+        return False
+
+    def _end(self) -> None:
+        outcome = self.game.outcome()
+        result = outcome.result if outcome else "*"
+        reason = outcome.reason if outcome else self.ended
+        self.journal.write("game-end", result=result, reason=reason, ply=self.game.ply)
+        self._write_pdn(result)
+        self._status(f"game over: {result} ({reason})")
+
+    # --- seeing ---------------------------------------------------------------------------
+
+    def _look(self) -> str | None:
+        while True:
+            try:
+                squares = self.watch.look()
+            except CameraLost as e:
+                self._pause("camera", str(e), self.watch.reopen)
+                self.watch.refresh()
+                continue
+            self.now = self.clock()
+            return squares
+
+    def _feed(self, squares: str | None) -> None:
+        events = []
+        if squares is not None:
+            events += self.tracker.observe(Observation(squares, self.now))
+        events += self.tracker.tick(self.now)
+        for event in events:
+            self._handle(event)
+
+    def _handle(self, event) -> None:
+        data = event.to_dict()
+        data.pop("event", None)
+        data.pop("move", None)
+        self.last_progress = self.now
+        if event.kind == "setup":
+            self.ready = True
+            self.journal.write("setup", fen=self.tracker.position.fen())
+            self._status("the board is set up")
+        elif event.kind == "move":
+            by_machine = self.expecting is not None and event.move == self.expecting
+            if not by_machine:
+                self.mover.moved_by_hand(event.move)
+            self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
+                               by="machine" if by_machine else "person")
+            self._write_pdn()
+            self._status(f"{event.ply}. {event.notation}")
+        else:
+            self.journal.write(f"tracker-{event.kind}", **data)
+            if event.kind == "irregular":
+                self.mover.show(event.squares, event.message_en)
+                self._status(f"irregular ({event.article}): {event.message_en}; "
+                             f"squares {list(event.squares)}")
+            elif event.kind == "restored":
+                self.mover.clear()
+                self._status("the board is right again")
+
+    def _await_setup(self) -> None:
+        """The board must show the game's position (the start, or where a resumed game
+        stands) before anyone moves; a difference is shown until it is put right."""
+        want = board_of(self.tracker.position)
+        shown: list[int] = []
+        while not self.ready:
+            if self.stop():
+                raise Stopped
+            squares = self._look()
+            self._feed(squares)
+            if squares is None or self.ready:
+                continue
+            diff = differing(squares, want)
+            if diff and diff != shown:
+                shown = diff
+                self.journal.write("board-differs", squares=diff)
+                self.mover.show(diff, "set the board up as shown")
+                self._status(f"set the board up: squares {diff} differ from "
+                             f"{self.tracker.position.fen()}")
+        if shown:
+            self.mover.clear()
+
+    # --- the machine's move -------------------------------------------------------------
+
+    def _machine_move(self) -> None:
+        position = self.tracker.position
+        move = self._think()
+        notation = position.notation(move)
+        self.journal.write("engine-move", notation=notation)
+        self._status(f"{self.game.ply + 1}. machine plays {notation}")
+        self._robot(lambda: self.mover.play(move))
+        self._confirm(move, position)
+
+    def _think(self) -> Move:
+        from damas.engine import EngineError, Limit, open_engine
+        from damas.engine.limits import NO_LIMIT
+
+        limit = Limit(movetime=self.o.movetime) if self.o.movetime else NO_LIMIT
+        while True:
+            try:
+                if self.engine is None:
+                    self.engine = open_engine(self.o.engine, self.variant)
+                result = self.engine.play(self.game, limit)
+            except EngineError as e:
+                if self.engine is not None:
+                    self.engine.close()
+                    self.engine = None
+                self._pause("engine", str(e), lambda: True)
+                continue
+            if result.info is not None and self.display is not None:
+                self.display.update(evaluation=result.info.score)
+            return result.move
+
+    def _robot(self, action: Callable[[], object]) -> object:
+        """Run a robot action and answer what it answered; False when it cannot be done
+        (a person must), None when it failed midway (the board must be looked at). A
+        machine that stays unreachable pauses the session until it answers again."""
+        from damas.robot.errors import PlanError, RobotError
+        from damas.robot.session import ExecutionFailed
+
+        try:
+            return action()
+        except PlanError as e:
+            self.journal.write("robot-cannot", reason=str(e))
+            self._status(f"the robot cannot do it ({e}): please do it by hand")
+            return False
+        except RobotError as e:
+            self.journal.write("robot-fault", reason=str(e))
+            recovered = isinstance(e, ExecutionFailed) and e.run.recovered
+            if not recovered:
+                self._pause("robot", str(e), self.mover.reconnect)
+            return None
+        finally:
+            self.watch.refresh()
+
+    def _confirm(self, move: Move, before: Position) -> None:
+        """Look until the board shows the position after `move`. A robot that did not
+        move is asked again and a board that differs is put right by it; otherwise (LED
+        grid, or the robot cannot) what differs is shown for a person to put right. Then
+        the tracker sees the move made."""
+        expected = before.after(move)
+        want, unmoved = colours(board_of(expected)), colours(board_of(before))
+        attempts = 0
+        shown: list[int] = []
+        shown_at = last = None
+        unsure = 0
+        while True:
+            if self.stop():
+                raise Stopped
+            squares = self._look()
+            if squares is None:
+                continue
+            if colours(squares) == want:
+                break
+            if squares != last:  # a person at work: judge the board once it stays
+                last, since = squares, self.now
+            if "?" in squares and unsure < 10:  # a square not read yet: another frame
+                unsure += 1
+                continue
+            robot = self.mover.acts and attempts < self.o.corrections and not shown
+            if colours(squares) == unmoved and not robot and not shown:
+                continue  # the person has not begun the move the LEDs show
+            if not self.mover.acts and self.now - since < self.o.settle:
+                continue
+            diff = differing(squares, want)
+            if robot:
+                attempts += 1
+                self.journal.write("mismatch", squares=diff, seen=squares, attempt=attempts)
+                if colours(squares) == unmoved:  # nothing moved: the move again
+                    self._status(f"the board still shows the position before {move.short}: "
+                                 "playing it again")
+                    action = partial(self.mover.play, move)
+                else:
+                    self._status(f"the board differs from {move.short} on squares {diff}: "
+                                 "putting it right")
+                    seen = {s: c.lower() for s, c in enumerate(squares, 1) if c in "wbWB"}
+                    action = partial(self.mover.correct, seen, expected)
+                if self._robot(action) is not False:  # it acted, or failed midway: look
+                    continue
+            if diff != shown:
+                shown, shown_at = diff, self.now
+                self.journal.write("shown", squares=diff)
+                self.mover.show(diff, f"make the board show {move.short}")
+                self._status(f"please put the board right: squares {diff} "
+                             f"(the machine played {move.short})")
+            elif self.o.idle_limit is not None and self.now - shown_at > self.o.idle_limit:
+                self.ended = "board not put right"
+                raise Stopped
+        if shown:
+            self.mover.clear()
+        self.expecting = move
+        try:
+            ply = self.game.ply
+            while self.game.ply == ply and not self.game.outcome():
+                self._feed(squares)
+                if self.game.ply == ply:
+                    squares = self._look()
+        finally:
+            self.expecting = None
+
+    # --- devices that go away -------------------------------------------------------------
+
+    def _pause(self, device: str, reason: str, attempt: Callable[[], object]) -> None:
+        self.journal.write("paused", device=device, reason=reason)
+        self._status(f"PAUSED: {reason}")
+        tries = 0
+        while True:
+            if self.stop():
+                raise Stopped
+            self.wait(self.o.retry)
+            tries += 1
+            try:
+                if attempt() is not False:
+                    break
+            except DamasError:
+                continue
+        self.journal.write("continued", device=device, tries=tries)
+        self._status(f"the {device} is back: play goes on")
+
+    # --- output -----------------------------------------------------------------------------
+
+    def _write_pdn(self, result: str | None = None) -> None:
+        from damas.calibration.store import atomic_write_text
+
+        tags = {"Event": "damas", "Date": time.strftime("%Y.%m.%d"), **self.o.tags}
+        for side in (WHITE, BLACK):
+            key = "White" if side == WHITE else "Black"
+            tags.setdefault(key, "damas" if side in self.o.machine_sides else "?")
+        pg = PdnGame.from_game(self.game, **tags)
+        if result:
+            pg.result = result
+        atomic_write_text(self.pdn_path, write_pdn(pg))
+
+    def _status(self, line: str) -> None:
+        self.out(line)
+        if self.display is not None:
+            position = self.tracker.position
+            history = [{str(k): v for k, v in p.pieces().items()}
+                       for p in self.game.positions]
+            self.display.update(size=self.variant.size, moves=self.game.notations(),
+                                squares={str(k): v for k, v in position.pieces().items()},
+                                history=history, status=line)
+            self.display.log(line)
+
+
+def differing(squares: str, want: str) -> list[int]:
+    """Squares (1-based) whose colour differs, unread ones included."""
+    pairs = zip(colours(squares), colours(want), strict=True)
+    return [i for i, (a, b) in enumerate(pairs, 1) if a != b]
