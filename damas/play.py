@@ -309,8 +309,7 @@ class PlaySession:
             elif self.o.idle_limit is not None and self.now - shown_at > self.o.idle_limit:
                 self.ended = "board not put right"
                 raise Stopped
-        if shown:
-            self.mover.clear()
+        self.mover.clear()
         self.expecting = move
         try:
             ply = self.game.ply

@@ -40,29 +40,42 @@ class Faults:
     serial_drop: float = 0.0  # the USB cable is pulled, plugged back a few seconds later
     firmware_reset: float = 0.0  # the controller restarts by itself
     seconds_down: tuple[float, float] = (1.0, 8.0)
+    at_frames: dict[int, str] | None = None  # frame number -> fault, for exact tests
 
 
 class Table:
-    """What physically stands on the board: the machine's world, and what a visitor's
-    hands are doing right now. Every camera frame passes through `frame()`."""
+    """What physically stands on the board: the machine's world (when a robot moves the
+    pieces) or the pieces as people left them (LED grid), and what a visitor's hands are
+    doing right now. Every camera frame passes through `frame()`."""
 
-    def __init__(self, robot, rng: random.Random, clock: SimClock, faults: Faults,
-                 visitor: Visitor | None = None):
+    def __init__(self, controller, driver, rng: random.Random, clock: SimClock,
+                 faults: Faults, visitor: Visitor | None = None, robot=None,
+                 pieces: dict[int, str] | None = None):
+        self.controller = controller  # the machine simulator behind the serial line
+        self.driver = driver  # its GrblDriver, told the new port after a replug
         self.robot = robot  # RobotSession on a simulator: its World is the truth
+        self.pieces = dict(pieces or {})  # without a robot: what people left on the board
         self.rng = rng
         self.clock = clock
         self.faults = faults
         self.visitor = visitor
+        self.leds: dict[int, tuple] = {}  # the LED grid as lit now: square -> RGB
         self.steps: list = []  # a visitor's move under way: (pieces, hands) per frame
         self.override: dict[int, str] | None = None
         self.world_seen = self._world()
         self.camera_back_at = 0.0
         self.port_back_at: float | None = None
         self.injected = {"camera_dropout": 0, "serial_drop": 0, "firmware_reset": 0}
+        self.frames = 0
 
     def _world(self) -> dict[int, str]:
+        if self.robot is None:
+            return dict(self.pieces)
         squares = self.robot.report()["squares"]
         return {int(k): v for k, v in squares.items() if v != "e"}
+
+    def on_leds(self, frame: list) -> None:
+        self.leds = {i + 1: tuple(rgb) for i, rgb in enumerate(frame) if any(rgb)}
 
     def frame(self) -> tuple[dict[int, str], tuple]:
         """Time passes one frame; faults strike; the visitor acts. Returns the pieces on
@@ -74,14 +87,17 @@ class Table:
         if world != self.world_seen:  # the machine moved, or took note of a person's move
             self.world_seen, self.override = world, None
         if not self.steps and self.visitor is not None:
-            self.steps = self.visitor.act(self.override or world)
+            self.steps = self.visitor.act(self.override or world, self.leds)
         hands: tuple = ()
         if self.steps:
             pieces, hands = self.steps.pop(0)
-            self.override = dict(pieces)
+            if self.robot is None:
+                self.pieces = self.world_seen = dict(pieces)
+            else:
+                self.override = dict(pieces)
         if self.clock.t < self.camera_back_at:
             raise CameraLost("the camera gives no frames (a simulated dropout)", "sim", "stopped")
-        return dict(self.override or world), hands
+        return dict(self.override or self._world()), hands
 
     def camera_back(self) -> bool:
         return self.clock.t >= self.camera_back_at
@@ -91,21 +107,26 @@ class Table:
 
     def _strike(self) -> None:
         f, t = self.faults, self.clock.t
-        if t >= self.camera_back_at and self.rng.random() < f.camera_dropout:
+        self.frames += 1
+        due = (f.at_frames or {}).get(self.frames)
+        if t >= self.camera_back_at and (self.rng.random() < f.camera_dropout
+                                         or due == "camera_dropout"):
             self.camera_back_at = t + self._down()
             self.injected["camera_dropout"] += 1
-        if self.port_back_at is None and self.rng.random() < f.serial_drop:
-            self.robot.simulator.drop_line()
+        if self.port_back_at is None and (self.rng.random() < f.serial_drop
+                                          or due == "serial_drop"):
+            self.controller.drop_line()
             self.port_back_at = t + self._down()
             self.injected["serial_drop"] += 1
-        if self.port_back_at is None and self.rng.random() < f.firmware_reset:
-            self.robot.simulator.power_cycle()
+        if self.port_back_at is None and (self.rng.random() < f.firmware_reset
+                                          or due == "firmware_reset"):
+            self.controller.power_cycle()
             self.injected["firmware_reset"] += 1
 
     def _replug(self) -> None:
         if self.port_back_at is not None and self.clock.t >= self.port_back_at:
             # a real port comes back under its name; a pty gets a new one
-            self.robot.driver.url = self.robot.simulator.replug()
+            self.driver.url = self.controller.replug()
             self.port_back_at = None
 
     def wait(self, seconds: float) -> None:
@@ -173,17 +194,21 @@ class Visitor:
         self.made: list[str] = []  # the moves this visitor made, for checking the record
         self.slips = 0
         self._slipped_at: int | None = None
+        self.following: dict[int, str] | None = None  # the board an LED move leaves
+        self.forgotten = 0  # captured pieces left on the board after an LED move
 
     def join(self, sides) -> None:
         self.sides, self.gone = tuple(sides), False
 
-    def act(self, board: dict[int, str]) -> list:
+    def act(self, board: dict[int, str], leds: dict[int, tuple]) -> list:
         game: Game | None = self.game_of()
         if not self.sides and self.on_arrival and self.rng.random() < self.arrive_rate:
             self.on_arrival()
         if game is None or self.gone or game.outcome() is not None:
             return []
         position = game.position
+        if leds and position.turn not in self.sides:
+            return self._follow(position, board, leds)
         if position.turn not in self.sides or board != position.pieces():
             return []  # not my turn, or the machine is not done yet
         if self.rng.random() < self.leave_rate:
@@ -204,6 +229,34 @@ class Visitor:
         self.made.append(position.notation(move))
         return wait + [(s.pieces, s.hands) for s in
                        move_by_hand(self.scene, position, shuffled, self.rng)]
+
+    def _follow(self, position, board: dict[int, str], leds: dict[int, tuple]) -> list:
+        """Make the move the LED grid lights for the machine (blue: from, green: to, red:
+        take off). Now and then a captured piece is forgotten; when the grid then lights
+        the squares to put right (orange), the board is put as the move leaves it."""
+        from damas.robot.leds import COLOURS
+        from damas.vision.handmove import move_by_hand
+
+        lit = {colour: {sq for sq, rgb in leds.items() if rgb == COLOURS[colour]}
+               for colour in ("from", "to", "remove", "irregular")}
+        if lit["irregular"] and self.following is not None:
+            return [(self.following, ())] * 3
+        if board != position.pieces() or len(lit["from"] | lit["to"]) == 0:
+            return []
+        start = lit["from"] or lit["to"]  # a capture that ends where it began: green only
+        for move in position.legal_moves():
+            if {move.start} == start and {move.end} == lit["to"] \
+                    and set(move.captured) == lit["remove"]:
+                break
+        else:
+            return []
+        steps = [(s.pieces, s.hands) for s in move_by_hand(self.scene, position, move, self.rng)]
+        self.following = steps[-1][0]
+        if move.captured and self.rng.random() < self.slip_rate:  # one piece left on
+            self.forgotten += 1
+            forgotten = move.captured[-1]
+            steps = [({**p, forgotten: board[forgotten]}, h) for p, h in steps]
+        return steps
 
     def _choose(self, game: Game) -> Move:
         moves = game.legal_moves()
@@ -239,50 +292,72 @@ class Visitor:
 class SimWorld:
     """Everything outside the app, simulated and wired: see `simulated_world`."""
 
-    robot: object  # robot.session.RobotSession on a simulator
+    mover: object  # damas.movers.RobotMover or LedMover, on a simulated controller
     table: Table
     visitor: Visitor
     watch: object  # BoardCamera, or a VisionWatch over a RenderedCamera
     clock: SimClock
+    robot: object = None  # robot.session.RobotSession when a robot moves the pieces
 
     def wait(self, seconds: float) -> None:
         self.table.wait(seconds)
 
     def close(self) -> None:
-        self.robot.close()
+        self.mover.close()
+        if self.robot is None:
+            self.table.controller.stop()
 
 
-def simulated_world(variant: str, *, robot: str = "sim-python", camera: str = "board",
+def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: str = "board",
                     seed: int = 1, faults: Faults | None = None, game_of=lambda: None,
                     slip_rate: float = 0.1, leave_rate: float = 0.0,
-                    arrive_rate: float = 0.0) -> SimWorld:
-    """A machine simulator (`robot`: sim-python or sim-firmware) with the start position
-    on its board, a visitor and a camera (`camera`: "board" reads perfectly, "rendered"
-    goes through the real vision pipeline). `game_of` gives the game being played, which
-    the visitor looks at."""
+                    arrive_rate: float = 0.0, position=None) -> SimWorld:
+    """A machine simulator with the start position on its board: a robot (`robot`:
+    sim-python or sim-firmware) or, with `robot=None`, an LED grid on the Python simulator
+    that the visitor follows for the machine's moves; a visitor; and a camera
+    (`camera`: "board" reads perfectly, "rendered" goes through the real vision
+    pipeline). `game_of` gives the game being played, which the visitor looks at;
+    `position` is what stands on the board at first (default: the start)."""
+    from damas.robot.grbl import GrblDriver
+    from damas.robot.leds import LedGrid
     from damas.robot.machine import example_machine
     from damas.robot.session import RobotSession
+    from damas.robot.simulator import Config, MachineSimulator
     from damas.rules import Position
     from damas.vision.scene import SceneRanges, random_scene
 
+    from .movers import LedMover, RobotMover
     from .watch import VisionWatch
 
+    if camera not in ("board", "rendered"):
+        raise ValueError(f"camera is 'board' or 'rendered', not {camera!r}")
     rng = random.Random(seed)
-    start = Position.start(variant)
-    size = start.variant.size
-    session = RobotSession.open(example_machine(size), robot, start, speedup=5000)
+    start = position or Position.start(variant)
+    size, squares = start.variant.size, start.variant.squares
     clock = SimClock()
     ranges = SceneRanges(sizes=(size,), tilt=(0.0, 25.0), noise=(0.0, 2.0), blur=(0.0, 0.6),
                          markers_share=0.5)
     scene = random_scene(rng, ranges, jpeg_quality=90)
     visitor = Visitor(rng, scene, game_of, slip_rate=slip_rate, leave_rate=leave_rate,
                       arrive_rate=arrive_rate)
-    table = Table(session, rng, clock, faults or Faults(), visitor)
-    if camera == "board":
-        watch = BoardCamera(table, start.variant.squares)
-    elif camera == "rendered":
-        watch = VisionWatch(RenderedCamera(table, scene), size, known=start, still_frames=2)
+    if robot is not None:
+        session = RobotSession.open(example_machine(size), robot, start, speedup=5000)
+        table = Table(session.simulator, session.driver, rng, clock, faults or Faults(),
+                      visitor, robot=session)
+        mover = RobotMover(session)
     else:
-        session.close()
-        raise ValueError(f"camera is 'board' or 'rendered', not {camera!r}")
-    return SimWorld(session, table, visitor, watch, clock)
+        forward = []
+        controller = MachineSimulator(Config(leds=squares, speedup=5000),
+                                      on_leds=lambda frame: forward[0](frame))
+        driver = GrblDriver(controller.start(), home=False, send_and_wait=True, timeout=5.0)
+        table = Table(controller, driver, rng, clock, faults or Faults(), visitor,
+                      pieces=start.pieces())
+        forward.append(table.on_leds)
+        driver.connect()
+        mover = LedMover(LedGrid(driver, squares), driver)
+        session = None
+    if camera == "board":
+        watch = BoardCamera(table, squares)
+    else:
+        watch = VisionWatch(RenderedCamera(table, scene), size, known=start, still_frames=2)
+    return SimWorld(mover, table, visitor, watch, clock, session)

@@ -9,7 +9,6 @@ import pytest
 
 from damas.journal import read_journal
 from damas.kiosk import Kiosk, KioskOptions
-from damas.movers import RobotMover
 from damas.play import PlayOptions
 from damas.rules import WHITE, Game
 from damas.rules.pdn import read_pdn
@@ -50,7 +49,7 @@ def soak(tmp_path_factory):
                            archive=str(folder / "archive.pdn"),
                            journal=str(folder / "kiosk.jsonl"),
                            current=str(folder / "current.pdn"))
-    kiosk = Kiosk(options, world.watch, RobotMover(world.robot), clock=world.clock,
+    kiosk = Kiosk(options, world.watch, world.mover, clock=world.clock,
                   wait=world.wait, out=lambda *a: None, on_game_start=on_game_start)
     world.visitor.on_arrival = kiosk.new_game
     try:

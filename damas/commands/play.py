@@ -1,0 +1,204 @@
+"""`damas play` (a person against the machine on a real board) and `damas kiosk` (the
+robot unattended: attract play, visitors' games, board resets).
+
+`--camera sim` / `--camera sim-board` put the whole outside world in simulation (a
+rendered camera read by the real vision pipeline, or a perfect reading; a simulated
+visitor plays the person's side) so both commands can be tried on any machine; the
+robot port is then `sim-python` or `sim-firmware`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+SIM_CAMERAS = {"sim": "rendered", "sim-board": "board"}
+
+
+def _common(p) -> None:
+    p.add_argument("--camera", default="0",
+                   help="camera index or stream URL; sim or sim-board: a simulated table")
+    p.add_argument("--robot", metavar="PORT",
+                   help="the robot's serial port (sim-python, sim-firmware: a simulator)")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--level", type=int, default=5, help="built-in engine level 1-10")
+    p.add_argument("--engine", help="another engine: hub:/path/to/scan, dxp:host:port, ...")
+    p.add_argument("--movetime", type=float, help="seconds a move for an external engine")
+    p.add_argument("--machine", help="machine description file (default: the example for "
+                                     "the board size)")
+    p.add_argument("--settle", type=float, default=1.0, help="seconds a board must stay")
+    p.add_argument("--web", type=int, metavar="PORT",
+                   help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
+    p.add_argument("--seed", type=int, default=1, help="of the simulated table")
+    p.add_argument("--config", help="TOML file with defaults for these options")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("play", help="play against the machine on a real board")
+    _common(p)
+    p.add_argument("--leds", metavar="PORT", help="an LED grid shows the machine's moves "
+                                                  "and a person makes them (instead of a robot)")
+    p.add_argument("--human", choices=("white", "black"), default="white")
+    p.add_argument("--max-plies", type=int, help="stop after this many moves")
+    p.add_argument("--journal", default="damas-play.jsonl")
+    p.add_argument("--pdn", default="damas-play.pdn")
+    p.add_argument("--resume", action="store_true", help="continue the journal's last game")
+    p.set_defaults(run=run_play)
+
+    p = sub.add_parser("kiosk", help="run unattended: attract play, visitors' games, "
+                                     "board resets by the robot")
+    _common(p)
+    p.add_argument("--games", type=int, help="stop after this many games (default: never)")
+    p.add_argument("--attract-plies", type=int, default=120,
+                   help="an attract game is reset after this many moves")
+    p.add_argument("--idle", type=float, default=180.0,
+                   help="seconds a visitor may leave a game before it is given up")
+    p.add_argument("--journal", default="damas-kiosk.jsonl")
+    p.add_argument("--archive", default="damas-kiosk.pdn", help="every game, as it ends")
+    p.add_argument("--json", action="store_true", help="print a JSON summary at the end")
+    p.set_defaults(run=run_kiosk)
+
+
+def _engine_spec(args) -> str:
+    return args.engine or f"builtin:level={args.level}"
+
+
+def _display(args):
+    if args.web is None:
+        return None, None
+    from damas.web import Display, WebServer
+
+    display = Display()
+    server = WebServer(display, port=args.web).start()
+    print(f"live page: {server.url}", file=sys.stderr, flush=True)
+    return display, server
+
+
+def _simulated(args, position, game_of, **rates):
+    from damas.rules import DamasError
+    from damas.simulation import simulated_world
+
+    if args.robot not in (None, "sim-python", "sim-firmware") or \
+            getattr(args, "leds", None) not in (None, "sim-python"):
+        raise DamasError("a simulated camera goes with a simulated machine: --robot "
+                         "sim-python or sim-firmware, or --leds sim-python")
+    robot = None if getattr(args, "leds", None) else (args.robot or "sim-python")
+    return simulated_world(args.variant, robot=robot, camera=SIM_CAMERAS[args.camera],
+                           seed=args.seed, game_of=game_of, position=position, **rates)
+
+
+def _real(args, position):
+    """The camera, and the robot or LED grid, on real ports."""
+    from damas.camera import CameraFeed
+    from damas.movers import LedMover, RobotMover
+    from damas.robot.grbl import GrblDriver
+    from damas.robot.leds import LedGrid
+    from damas.robot.machine import example_machine, load_machine
+    from damas.robot.session import RobotSession
+    from damas.rules import DamasError
+    from damas.watch import VisionWatch
+
+    leds = getattr(args, "leds", None)
+    if bool(args.robot) == bool(leds):
+        raise DamasError("say what makes the machine's moves: --robot PORT or --leds PORT")
+    size = position.variant.size
+    if args.robot:
+        machine = load_machine(args.machine) if args.machine else example_machine(size)
+        mover = RobotMover(RobotSession.open(machine, args.robot, position))
+    else:
+        driver = GrblDriver(leds, home=False, send_and_wait=True)
+        driver.connect()
+        mover = LedMover(LedGrid(driver, position.variant.squares), driver)
+    return VisionWatch(CameraFeed(str(args.camera)), size, known=position), mover
+
+
+def run_play(args) -> int:
+    from damas.config import apply_config
+    from damas.journal import Journal, replay_last_game
+    from damas.play import PlayOptions, PlaySession
+    from damas.rules import BLACK, WHITE, Position
+
+    args = apply_config(args, "play", sys.argv[1:])
+    game = None
+    if args.resume:
+        game, events = replay_last_game(args.journal)
+        args.variant = game.variant.name
+    position = game.position if game is not None else Position.start(args.variant)
+    human = WHITE if args.human == "white" else BLACK
+    options = PlayOptions(variant=args.variant, engine=_engine_spec(args),
+                          movetime=args.movetime, machine_sides=(1 - human,),
+                          settle=args.settle, max_plies=args.max_plies,
+                          tags={"White" if human == WHITE else "Black": "person"})
+    session = None
+    timing = {}
+    if args.camera in SIM_CAMERAS:
+        world = _simulated(args, position, lambda: session.game if session else None)
+        world.visitor.join((human,))
+        watch, close = world.watch, world.close
+        mover, timing = world.mover, {"clock": world.clock, "wait": world.wait}
+    else:
+        watch, mover = _real(args, position)
+        close = mover.close
+    display, server = _display(args)
+    try:
+        with Journal(args.journal) as journal:
+            session = PlaySession(options, watch, mover, journal, args.pdn, game=game,
+                                  display=display, **timing)
+            try:
+                session.run()
+            except KeyboardInterrupt:
+                journal.write("interrupted")
+                print("\ninterrupted: `damas play --resume` goes on from here",
+                      file=sys.stderr)
+                return 130
+    finally:
+        close()
+        if server is not None:
+            server.stop()
+    print(f"{session.game.ply} moves; PDN: {args.pdn}")
+    return 0
+
+
+def run_kiosk(args) -> int:
+    from damas.config import apply_config
+    from damas.kiosk import Kiosk, KioskOptions
+    from damas.play import PlayOptions
+    from damas.rules import WHITE, Position
+
+    args = apply_config(args, "kiosk", sys.argv[1:])
+    kiosk = None
+    play = PlayOptions(variant=args.variant, engine=_engine_spec(args), movetime=args.movetime,
+                       settle=args.settle)
+    options = KioskOptions(play, attract_plies=args.attract_plies, idle_limit=args.idle,
+                           journal=args.journal, archive=args.archive,
+                           current=args.archive.removesuffix(".pdn") + "-current.pdn")
+    extra = {}
+    world = None
+    close = None
+    if args.camera in SIM_CAMERAS:
+        world = _simulated(args, Position.start(args.variant),
+                           lambda: kiosk.session.game if kiosk and kiosk.session else None,
+                           arrive_rate=0.01, leave_rate=0.005)
+        watch, mover = world.watch, world.mover
+        extra = {"clock": world.clock, "wait": world.wait, "on_game_start":
+                 lambda visitor, _: world.visitor.join((WHITE,) if visitor else ())}
+        close = world.close
+    else:
+        watch, mover = _real(args, Position.start(args.variant))
+        close = mover.close
+    display, server = _display(args)
+    out = (lambda *a: None) if args.json else print
+    kiosk = Kiosk(options, watch, mover, out=out, display=display, **extra)
+    if world is not None:
+        world.visitor.on_arrival = kiosk.new_game
+    try:
+        kiosk.run(games=args.games)
+    except KeyboardInterrupt:
+        print("\nkiosk stopped", file=sys.stderr)
+    finally:
+        close()
+        if server is not None:
+            server.stop()
+    if args.json:
+        print(json.dumps({"games": kiosk.games, "errors": kiosk.errors,
+                          "archive": args.archive, "journal": args.journal}))
+    return 0

@@ -1,0 +1,162 @@
+"""Playing against the machine (damas.play): vision confirms every machine move, a
+mismatch is corrected or shown, and lost devices pause the game until they are back.
+The outside world is simulated (damas.simulation); every part of the app is real: the
+vision pipeline on rendered frames, the tracker, engines as processes where the test
+says so, the GRBL driver over a pty to the machine simulator or our firmware in simavr."""
+
+import os
+import signal
+from collections import Counter
+
+import pytest
+
+from damas.journal import Journal, read_journal
+from damas.kiosk import Kiosk, KioskOptions
+from damas.play import PlayOptions, PlaySession
+from damas.rules import BLACK, WHITE
+from damas.rules.pdn import read_pdn
+from damas.simulation import Faults, simulated_world
+
+
+def play(tmp_path, world_args, options, session_hook=None):
+    session = None
+    world = simulated_world("english", game_of=lambda: session.game if session else None,
+                            **world_args)
+    world.visitor.join((WHITE,))
+    try:
+        with Journal(tmp_path / "play.jsonl") as journal:
+            session = PlaySession(options, world.watch, world.mover, journal,
+                                  tmp_path / "play.pdn", clock=world.clock, wait=world.wait,
+                                  out=lambda *a: None)
+            if session_hook:
+                session_hook(session, world)
+            session.run()
+    finally:
+        world.close()
+    return session, world, read_journal(tmp_path / "play.jsonl")
+
+
+def assert_record_is_true(session, world, events):
+    """The journal and the PDN hold exactly what the engine and the visitor played."""
+    engine = [e["notation"] for e in events if e["kind"] == "engine-move"]
+    machine = [e["notation"] for e in events if e["kind"] == "move" and e["by"] == "machine"]
+    person = [e["notation"] for e in events if e["kind"] == "move" and e["by"] == "person"]
+    assert machine == engine
+    assert person == world.visitor.made
+    (recorded,) = read_pdn((session.pdn_path).read_text(encoding="utf-8"))
+    assert recorded.game.notations() == session.game.notations()
+    assert sorted(recorded.game.notations()) == sorted(machine + person)
+
+
+def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path):
+    faults = Faults(at_frames={25: "firmware_reset", 70: "camera_dropout",
+                               110: "serial_drop"}, seconds_down=(2.0, 3.0))
+    options = PlayOptions(variant="english", engine="builtin:level=2", settle=0.3,
+                          machine_sides=(BLACK,), max_plies=12, retry=1.0)
+    session, world, events = play(tmp_path, {"camera": "rendered", "faults": faults,
+                                             "slip_rate": 0.0, "seed": 3}, options)
+    assert session.game.ply == 12
+    assert_record_is_true(session, world, events)
+    assert world.table.injected == {"camera_dropout": 1, "serial_drop": 1,
+                                    "firmware_reset": 1}
+    kinds = Counter(e["kind"] for e in events)
+    paused = Counter(e["device"] for e in events if e["kind"] == "paused")
+    assert paused["camera"] == 1 and kinds["continued"] == kinds["paused"]
+    # the reset and the pulled cable are found when the robot next moves: each time the
+    # board is looked at again and the move is made once the machine answers
+    assert kinds["robot-fault"] == 2 and kinds["mismatch"] >= 2
+    assert world.robot.report()["squares"] == {
+        str(s): session.game.position.piece(s) or "e" for s in range(1, 33)}
+
+
+def test_a_person_guided_by_the_led_grid_is_shown_a_forgotten_capture(tmp_path):
+    options = PlayOptions(variant="english", engine="builtin:level=1", settle=0.3,
+                          machine_sides=(BLACK,), max_plies=60)
+    session, world, events = play(tmp_path, {"robot": None, "slip_rate": 0.5, "seed": 5},
+                                  options)
+    assert_record_is_true(session, world, events)
+    shown = [e for e in events if e["kind"] == "shown"]
+    assert world.visitor.forgotten >= 1
+    assert len(shown) == world.visitor.forgotten  # each forgotten piece is lit, then fixed
+    assert all(len(e["squares"]) == 1 for e in shown)
+    assert world.table.leds == {}  # the grid is dark once the move is made
+
+
+ENGINE = """
+import os, runpy, sys
+if os.path.exists(sys.argv[1]):
+    sys.exit("engine broken")  # dies at once, like a missing library
+sys.argv = ["damas", "hub", "--variant", "english", "--level", "1"]
+runpy.run_module("damas", run_name="__main__")
+"""
+
+
+def test_an_engine_that_crashes_pauses_the_game_until_it_runs_again(tmp_path):
+    """A Hub engine (a real process) is killed after the machine's third move and cannot
+    start again for a while: the game pauses, then goes on when it runs again."""
+    import sys
+
+    script, broken = tmp_path / "engine.py", tmp_path / "broken"
+    script.write_text(ENGINE)
+    options = PlayOptions(variant="english", engine=f"hub:{sys.executable} {script} {broken}",
+                          settle=0.3, machine_sides=(BLACK,), max_plies=10, retry=1.0)
+    killed = []
+
+    def break_the_engine_once(session, world):
+        game_of, wait = world.visitor.game_of, session.wait
+
+        def watching():  # the visitor's turn after the engine's third move: it dies
+            game = game_of()
+            if not killed and game is not None and game.ply == 5 and session.engine:
+                broken.touch()
+                os.kill(session.engine._proc.proc.pid, signal.SIGKILL)
+                killed.append(game.ply)
+            return game
+
+        def waiting(seconds):  # someone mends it while the session waits
+            broken.unlink(missing_ok=True)
+            wait(seconds)
+
+        world.visitor.game_of = watching
+        session.wait = waiting
+
+    session, world, events = play(tmp_path, {"slip_rate": 0.0}, options,
+                                  break_the_engine_once)
+    assert killed and session.game.ply == 10
+    assert_record_is_true(session, world, events)
+    (pause,) = [e for e in events if e["kind"] == "paused"]
+    assert pause["device"] == "engine" and "engine broken" in pause["reason"]
+    assert [e["kind"] for e in events].count("continued") == 1
+
+
+def test_a_kiosk_on_our_firmware_resets_the_board_between_games(tmp_path):
+    from damas.robot.simavr import missing_toolchain
+
+    if missing_toolchain():
+        if os.environ.get("DAMAS_REQUIRE_FIRMWARE") == "1":
+            pytest.fail("the firmware toolchain is missing [DAMAS_REQUIRE_FIRMWARE=1]")
+        pytest.skip("the firmware toolchain is missing (firmware/install-deps.sh)")
+    kiosk = None
+    world = simulated_world("english", robot="sim-firmware", seed=2,
+                            faults=Faults(at_frames={40: "firmware_reset"}),
+                            game_of=lambda: kiosk.session.game if kiosk.session else None)
+    options = KioskOptions(PlayOptions(variant="english", engine="builtin:level=1",
+                                       settle=0.3, retry=1.0),
+                           attract_plies=8, archive=str(tmp_path / "a.pdn"),
+                           journal=str(tmp_path / "k.jsonl"),
+                           current=str(tmp_path / "c.pdn"))
+    kiosk = Kiosk(options, world.watch, world.mover, clock=world.clock, wait=world.wait,
+                  out=lambda *a: None)
+    try:
+        assert kiosk.run(games=2) == 2
+        board = world.robot.report()["squares"]
+    finally:
+        world.close()
+    events = read_journal(tmp_path / "k.jsonl")
+    kinds = Counter(e["kind"] for e in events)
+    assert kinds["kiosk-reset"] == 2 and kinds["game-end"] == 2 and kiosk.errors == 0
+    assert world.table.injected["firmware_reset"] == 1 and kinds["robot-fault"] >= 1
+    games = read_pdn((tmp_path / "a.pdn").read_text(encoding="utf-8"))
+    assert [len(g.game.notations()) for g in games] == [8, 8]
+    # the second game began from a board the robot set up again: it ends as recorded
+    assert board == {str(s): games[1].game.position.piece(s) or "e" for s in range(1, 33)}
