@@ -52,6 +52,7 @@ class Kiosk:
         self.display = display
         self.on_game_start = on_game_start  # (visitor: bool, session) for simulations
         self.requested = threading.Event()
+        self.stopping = threading.Event()
         self.session: PlaySession | None = None
         self.games = 0
         self.errors = 0
@@ -62,10 +63,14 @@ class Kiosk:
         """A visitor wants to play: the attract game stops, the board is reset."""
         self.requested.set()
 
+    def stop(self) -> None:
+        """End the kiosk (from another thread): the game under way ends and is archived."""
+        self.stopping.set()
+
     def run(self, games: int | None = None) -> int:
         self._archive_unfinished()
         with Journal(self.o.journal) as journal:
-            while games is None or self.games < games:
+            while (games is None or self.games < games) and not self.stopping.is_set():
                 try:
                     self._one_game(journal)
                 except DamasError as e:  # unattended: log it, set up again, go on
@@ -86,7 +91,9 @@ class Kiosk:
                           max_plies=None if visitor else self.o.attract_plies,
                           tags={**self.o.play.tags, "Event": "damas kiosk",
                                 "Round": str(self.games + 1)})
-        stop = (lambda: False) if visitor else self.requested.is_set
+        def stop() -> bool:
+            return self.stopping.is_set() or (not visitor and self.requested.is_set())
+
         self.session = PlaySession(options, self.watch, self.mover, journal, self.o.current,
                                    clock=self.clock, wait=self.wait, out=self.out,
                                    display=self.display, stop=stop)
