@@ -1,13 +1,17 @@
 """The closed-loop demo: a whole game in simulation, end to end.
 
-The renderer is the camera; a simulated person plays one side by hand (arm in view,
-captured pieces taken off one at a time in random order, now and then an irregular move
-that is then put right); the vision pipeline reads the frames and passes on settled
-boards; the tracker turns them into moves; the built-in engine answers; the planner and
-the G-code driver carry the answer out on a machine simulator (the real firmware in
-simavr when the toolchain is there, the Python simulator otherwise); and vision confirms
-the robot's result from the pieces as the simulator left them before the person plays on.
-Every event goes to the journal, and the PDN is rewritten atomically after every move.
+The play session of `damas play` (damas.play) runs unchanged against a simulated table
+(damas.simulation): the renderer is the camera and the real vision pipeline reads its
+frames; a simulated person plays one side by hand (arm in view, captured pieces taken off
+one at a time in random order, now and then an irregular move that is put right once
+flagged); the tracker turns settled boards into moves; the built-in engine answers; the
+planner and the G-code driver carry the answer out on a machine simulator (our firmware
+in simavr when the toolchain is there, the Python simulator otherwise); and the camera
+confirms the robot's result before the person plays on.
+
+What the demo adds is the check: every move vision and the tracker report is compared
+with the move actually made (the engine's answer, or the person's), and the summary says
+how many differed (`misrecognised`, which must be 0) and where the time went.
 """
 
 from __future__ import annotations
@@ -17,14 +21,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from damas.rules import Game, Move, Position, Tracker
+from damas.rules import BLACK, WHITE, Game, Position
 from damas.rules import variant as get_variant
-from damas.rules.pdn import PdnGame, write_pdn
-from damas.rules.tracker_board import Observation
 
-from .journal import Journal, replay_last_game
-
-FPS = 10.0  # simulated camera frames per second
+from .journal import Journal, read_journal, replay_last_game
 
 
 @dataclass
@@ -86,7 +86,7 @@ def choose_robot(requested: str) -> str:
 
 
 class Timer:
-    """Where the demo's wall time goes."""
+    """Where the demo's wall time goes, by part."""
 
     def __init__(self):
         self.split: dict[str, float] = {}
@@ -103,6 +103,13 @@ class Timer:
 
         return _Span()
 
+    def report(self) -> dict[str, float]:
+        """Rendering the simulated camera is the world's cost, not vision's."""
+        split = dict(self.split)
+        if "render" in split and "vision" in split:
+            split["vision"] -= split["render"]
+        return split
+
 
 class Demo:
     def __init__(self, options: DemoOptions, out=print, display=None):
@@ -114,78 +121,100 @@ class Demo:
         self.timer = Timer()
         self.journal_path = Path(options.journal or "damas-demo.jsonl")
         self.pdn_path = Path(options.pdn or self.journal_path.with_suffix(".pdn"))
+        self.robot_kind = choose_robot(options.robot)
         self.video = None
-        self.t = 0.0  # simulated time, seconds
 
-    # --- the world: camera, person, robot -------------------------------------------
+    def run(self) -> DemoReport:
+        report = DemoReport(robot=self.robot_kind)
+        started = time.perf_counter()
+        game = self._resumed_game() if self.o.resume else None
+        try:
+            with Journal(self.journal_path) as journal:
+                for number in range(1, self.o.games + 1):
+                    report.games.append(self._play(number, game, journal))
+                    game = None
+        finally:
+            if self.video is not None:
+                self.video.release()
+            report.seconds = time.perf_counter() - started
+            report.time_split = self.timer.report()
+        return report
 
-    def _setup_world(self, start: Position):
-        from damas.engine import BuiltinEngine
-        from damas.robot.machine import example_machine
-        from damas.robot.session import RobotSession
-        from damas.vision.pipeline import BoardReader
-        from damas.vision.scene import SceneRanges, random_scene
-        from damas.vision.settle import SettleDetector
+    def _play(self, number: int, game: Game | None, journal: Journal) -> GameSummary:
+        from .play import PlayOptions, PlaySession
+        from .simulation import simulated_world
 
-        ranges = SceneRanges(sizes=(self.variant.size,), tilt=(0.0, 30.0), noise=(0.0, 3.0),
-                             blur=(0.0, 0.8), markers_share=0.5)
-        self.scene = random_scene(self.rng, ranges, jpeg_quality=90)
-        self.pieces = dict(start.pieces())  # what physically stands on the board
-        self.reader = BoardReader(self.variant.size, known=start)
-        self.settle = SettleDetector(still_frames=2)
-        self.engine = BuiltinEngine(self.variant, level=self.o.level,
-                                    seed=self.rng.randrange(1 << 30))
-        self.person_engine = BuiltinEngine(self.variant, level=1,
-                                           seed=self.rng.randrange(1 << 30))
-        self.robot_kind = choose_robot(self.o.robot)
-        machine = example_machine(self.variant.size)
-        self.robot = RobotSession.open(machine, self.robot_kind, start, speedup=2000)
+        human = WHITE if self.o.human == "white" else BLACK
+        position = game.position if game is not None else Position.start(self.variant)
+        session = None
+        world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
+                                seed=self.rng.randrange(1 << 30), position=position,
+                                slip_rate=self.o.irregular_rate,
+                                game_of=lambda: session.game if session else None)
+        world.visitor.join((human,))
+        camera = world.watch.camera
+        camera.read = self._timed(camera.read, "render")
+        world.watch.on_frame = self._show_frame
+        options = PlayOptions(
+            variant=self.variant.name,
+            engine=f"builtin:level={self.o.level},seed={self.rng.randrange(1 << 30)}",
+            machine_sides=(1 - human,), settle=0.3, max_plies=self.o.max_plies,
+            tags={"Event": "damas demo", "Round": str(number),
+                  "White" if human == WHITE else "Black": "person"})
+        first_event = len(read_journal(self.journal_path)) if self.journal_path.exists() else 0
+        try:
+            session = PlaySession(options, world.watch, world.mover, journal, self.pdn_path,
+                                  game=game, clock=world.clock, wait=world.wait, out=self.out,
+                                  display=self.display, stop=lambda: False, timer=self.timer)
+            session.run()
+        finally:
+            world.close()
+        events = read_journal(self.journal_path)[first_event:]
+        outcome = session.game.outcome()
+        return GameSummary(
+            result=outcome.result if outcome else "*",
+            reason=outcome.reason if outcome else session.ended or "",
+            moves=session.game.ply,
+            misrecognised=self._misrecognised(events, world.visitor.made, journal),
+            irregular_made=world.visitor.slips,
+            irregular_flagged=sum(1 for e in events if e["kind"] == "tracker-irregular"),
+            pdn=str(self.pdn_path))
 
-    def close(self) -> None:
-        for name in ("robot", "engine", "person_engine"):
-            part = getattr(self, name, None)
-            if part is not None:
-                part.close()
-        if self.video is not None:
-            self.video.release()
+    def _misrecognised(self, events: list[dict], made: list[str], journal: Journal) -> int:
+        """Moves recorded otherwise than made: the engine's answers in order, and the
+        person's moves in order."""
+        answered = [e["notation"] for e in events if e["kind"] == "engine-move"]
+        seen = {by: [e["notation"] for e in events if e["kind"] == "move" and e["by"] == by]
+                for by in ("machine", "person")}
+        wrong = 0
+        for by, truth in (("machine", answered), ("person", made)):
+            for k in range(max(len(truth), len(seen[by]))):
+                played = truth[k] if k < len(truth) else None
+                recorded = seen[by][k] if k < len(seen[by]) else None
+                if played != recorded and played is not None and recorded is not None:
+                    wrong += 1
+                    journal.write("misrecognised", expected=played, seen=recorded)
+                    self.out(f"vision/tracker disagree: played {played}, seen {recorded}")
+        return wrong
 
-    # --- frames -------------------------------------------------------------------------
+    def _timed(self, function, part: str):
+        def timed(*args, **kwargs):
+            with self.timer(part):
+                return function(*args, **kwargs)
 
-    def _frame(self, hands=()) -> list:
-        """Render one frame of the table, read it, and feed the tracker; returns the
-        tracker's events."""
-        from damas.vision.render import render
+        return timed
 
-        with self.timer("render"):
-            self.scene = self.scene.with_(hands=tuple(hands),
-                                          noise_seed=self.rng.randrange(1 << 30))
-            image = render(self.scene, self.pieces).image
-        with self.timer("vision"):
-            reading = self.reader.read(image)
-            settled = self.settle.update(self.reader.last_samples.motion_vector(), reading)
-            if settled is not None:
-                self.reader.settled(settled)
-        self._record_video(image, reading)
-        self.t += 1.0 / FPS
-        events = []
-        with self.timer("tracker"):
-            if settled is not None:
-                squares = "".join(settled.squares[s] for s in range(1, self.variant.squares + 1))
-                events += self.tracker.observe(Observation(squares, self.t))
-            events += self.tracker.tick(self.t)
-        return events
-
-    def _record_video(self, image, reading) -> None:
+    def _show_frame(self, image, reading, pose) -> None:
         if not self.o.video and self.display is None:
             return
         import cv2
 
         from damas.vision.annotate import annotate
 
-        frame = annotate(image, self.reader.pose, reading) if self.reader.pose else image
+        frame = annotate(image, pose, reading) if pose is not None else image
         if self.o.video and self.video is None:
             h, w = frame.shape[:2]
-            self.video = cv2.VideoWriter(self.o.video, cv2.VideoWriter_fourcc(*"mp4v"), FPS,
+            self.video = cv2.VideoWriter(self.o.video, cv2.VideoWriter_fourcc(*"mp4v"), 10.0,
                                          (w, h))
         if self.video is not None:
             self.video.write(frame)
@@ -194,193 +223,10 @@ class Demo:
             if ok:
                 self.display.set_frame(jpeg.tobytes())
 
-    def _until(self, wanted, frames: int = 40, hands=()) -> list:
-        """Still frames until an event satisfies `wanted` (or `frames` pass)."""
-        seen = []
-        for _ in range(frames):
-            events = self._frame(hands)
-            seen += events
-            if any(wanted(e) for e in events):
-                break
-        return seen
-
-    # --- one game -----------------------------------------------------------------------
-
-    def play_game(self, number: int, game: Game, journal: Journal) -> GameSummary:
-        from damas.engine import Limit
-        from damas.vision.handmove import move_by_hand
-
-        misrecognised = irregular_made = irregular_flagged = 0
-        human = 0 if self.o.human == "white" else 1
-        self.tracker = Tracker(self.variant, game=game if game.moves else None, settle=0.3)
-        self._flag_count = 0
-        events = self._until(lambda e: e.kind == "setup")
-        self._log_events(events, journal)
-        while game.outcome() is None and game.ply < self.o.max_plies:
-            pos = game.position
-            if pos.turn == human:
-                with self.timer("person"):
-                    move = self._person_move(game)
-                if self.rng.random() < self.o.irregular_rate:
-                    made, flagged = self._irregular_then_fix(pos, journal)
-                    irregular_made += made
-                    irregular_flagged += flagged
-                shuffled = Move(move.path, tuple(self.rng.sample(move.captured,
-                                                                  len(move.captured))),
-                                move.promotion)
-                steps = move_by_hand(self.scene, pos, shuffled, self.rng)
-                events = []
-                for step in steps:
-                    events += self._frame(step.hands)
-                    self.pieces = dict(step.pieces)
-                events += self._until(lambda e: e.kind == "move")
-                self.robot.moved_by_hand(move)
-            else:
-                with self.timer("engine"):
-                    move = self.engine.play(game, Limit(level=self.o.level)).move
-                with self.timer("robot"):
-                    self.robot.play(move)
-                    layout = self.robot.report()["squares"]
-                self.pieces = {int(k): v for k, v in layout.items() if v != "e"}
-                events = self._until(lambda e: e.kind == "move")
-            self._log_events(events, journal)
-            seen = [e for e in events if e.kind == "move"]
-            if len(seen) != 1 or seen[0].notation != pos.notation(move):
-                misrecognised += 1
-                journal.write("misrecognised", expected=pos.notation(move),
-                              seen=[e.notation for e in seen])
-                self.out(f"vision/tracker disagree: played {pos.notation(move)}, "
-                         f"seen {[e.notation for e in seen]}")
-            game.push(move)
-            journal.write("move", notation=game.notations()[-1], fen=game.position.fen(),
-                          ply=game.ply, by="person" if pos.turn == human else "robot")
-            self._write_pdn(game, number)
-            self._show(game, f"{game.ply}. {'person' if pos.turn == human else 'robot'} "
-                             f"{game.notations()[-1]}")
-        outcome = game.outcome()
-        result = outcome.result if outcome else "*"
-        reason = outcome.reason if outcome else "move limit"
-        journal.write("game-end", result=result, reason=reason)
-        self._write_pdn(game, number, result)
-        return GameSummary(result, reason, game.ply, misrecognised, irregular_made,
-                           irregular_flagged, str(self.pdn_path))
-
-    def _person_move(self, game: Game) -> Move:
-        from damas.engine import Limit
-
-        if self.rng.random() < 0.5:
-            return self.rng.choice(game.legal_moves())
-        return self.person_engine.play(game, Limit(level=1)).move
-
-    def _irregular_then_fix(self, pos: Position, journal: Journal) -> tuple[int, int]:
-        """The person slides a man where no rule allows (or plays quietly past a
-        compulsory capture), waits to be told, and puts it back."""
-        wrong = self._wrong_step(pos)
-        if wrong is None:
-            return 0, 0
-        start, end = wrong
-        from damas.vision.handmove import square_mm
-        from damas.vision.scene import Hand
-
-        piece = self.pieces.pop(start)
-        x, y = square_mm(self.scene, end)
-        self._frame((Hand(x, y, 40.0),))
-        self.pieces[end] = piece
-        events = self._until(lambda e: e.kind == "irregular", frames=30)
-        flagged = any(e.kind == "irregular" for e in events)
-        journal.write("irregular-made", squares=[start, end])
-        self._log_events(events, journal)
-        del self.pieces[end]
-        self._frame((Hand(x, y, 40.0),))
-        self.pieces[start] = piece
-        events = self._until(lambda e: e.kind == "restored", frames=30)
-        self._log_events(events, journal)
-        return 1, int(flagged)
-
-    def _wrong_step(self, pos: Position):
-        """A man of the side to move stepped to an empty neighbour that no legal move
-        reaches (backwards, or quietly while a capture is compulsory)."""
-        from damas.rules import geometry
-
-        g = geometry(self.variant.size)
-        legal = {(m.start, m.end) for m in pos.legal_moves()}
-        own = "w" if pos.turn == 0 else "b"
-        options = []
-        for sq, piece in pos.pieces().items():
-            if piece != own:
-                continue
-            r, c = g.row_col(sq)
-            for dr in (-1, 1):
-                for dc in (-1, 1):
-                    to = g.square_at(r + dr, c + dc)
-                    if to and pos.piece(to) is None and (sq, to) not in legal:
-                        options.append((sq, to))
-        return self.rng.choice(options) if options else None
-
-    # --- output ---------------------------------------------------------------------------
-
-    def _log_events(self, events, journal: Journal) -> None:
-        for e in events:
-            data = e.to_dict()
-            data.pop("event", None)
-            journal.write(f"tracker-{e.kind}", **data)
-            if e.kind == "irregular":
-                self.out(f"  irregular {e.article}: {e.message_en}")
-            if self.display is not None:
-                self.display.log(f"{e.kind} {getattr(e, 'notation', '') or ''}".strip())
-
-    def _write_pdn(self, game: Game, number: int, result: str | None = None) -> None:
-        from damas.calibration.store import atomic_write_text
-
-        pg = PdnGame.from_game(game, Event="damas demo", Date=time.strftime("%Y.%m.%d"),
-                               Round=str(number),
-                               White="person" if self.o.human == "white" else "damas",
-                               Black="damas" if self.o.human == "white" else "person")
-        if result:
-            pg.result = result
-        atomic_write_text(self.pdn_path, write_pdn(pg))
-
-    def _show(self, game: Game, line: str) -> None:
-        self.out(line)
-        self.out(game.position.diagram())
-        if self.display is not None:
-            history = [{str(k): v for k, v in p.pieces().items()} for p in game.positions]
-            self.display.update(size=self.variant.size, moves=game.notations(),
-                                squares=history[-1], history=history, status=line)
-
-    # --- the whole run --------------------------------------------------------------------
-
-    def run(self) -> DemoReport:
-        report = DemoReport()
-        started = time.perf_counter()
-        games = []
-        if self.o.resume:
-            games.append(self._resumed_game())
-        try:
-            with Journal(self.journal_path) as journal:
-                for number in range(1, self.o.games + 1):
-                    game = games.pop() if games else Game(self.variant)
-                    if not game.moves:
-                        journal.write("game-start", variant=self.variant.name,
-                                      fen=game.start.fen(), seed=self.o.seed, number=number,
-                                      human=self.o.human)
-                    else:
-                        journal.write("resumed", ply=game.ply, fen=game.position.fen())
-                    self._setup_world(game.position)
-                    report.robot = self.robot_kind
-                    try:
-                        report.games.append(self.play_game(number, game, journal))
-                    finally:
-                        self.close()
-        finally:
-            report.seconds = time.perf_counter() - started
-            report.time_split = dict(self.timer.split)
-        return report
-
     def _resumed_game(self) -> Game:
         """The last game of the journal, exactly as recorded: its start and its moves."""
         game, events = replay_last_game(self.journal_path)
-        self.o.human = events[0].get("human", self.o.human)
+        machine = events[0].get("machine", ["black"])
+        self.o.human = "black" if "white" in machine else "white"
         self.variant = game.variant
         return game
-

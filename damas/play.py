@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -59,7 +60,7 @@ class PlaySession:
     def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
                  pdn: str | Path, *, game: Game | None = None, clock=time.monotonic,
                  wait=time.sleep, out=print, display=None,
-                 stop: Callable[[], bool] = lambda: False):
+                 stop: Callable[[], bool] = lambda: False, timer=None):
         self.o = options
         self.variant = get_variant(options.variant)
         self.watch = watch
@@ -71,6 +72,7 @@ class PlaySession:
         self.out = out
         self.display = display
         self.stop = stop
+        self.timer = timer or (lambda part: nullcontext())  # where the time goes, by part
         self.engine = None
         self.tracker = Tracker(self.variant, game=game if game and game.moves else None,
                                policy="robot", settle=options.settle)
@@ -138,7 +140,8 @@ class PlaySession:
     def _look(self) -> str | None:
         while True:
             try:
-                squares = self.watch.look()
+                with self.timer("vision"):
+                    squares = self.watch.look()
             except CameraLost as e:
                 self._pause("camera", str(e), self.watch.reopen)
                 self.watch.refresh()
@@ -147,10 +150,11 @@ class PlaySession:
             return squares
 
     def _feed(self, squares: str | None) -> None:
-        events = []
-        if squares is not None:
-            events += self.tracker.observe(Observation(squares, self.now))
-        events += self.tracker.tick(self.now)
+        with self.timer("tracker"):
+            events = []
+            if squares is not None:
+                events += self.tracker.observe(Observation(squares, self.now))
+            events += self.tracker.tick(self.now)
         for event in events:
             self._handle(event)
 
@@ -171,6 +175,7 @@ class PlaySession:
                                by="machine" if by_machine else "person")
             self._write_pdn()
             self._status(f"{event.ply}. {event.notation}")
+            self.out(self.tracker.position.diagram())
         else:
             self.journal.write(f"tracker-{event.kind}", **data)
             if event.kind == "irregular":
@@ -223,7 +228,8 @@ class PlaySession:
             try:
                 if self.engine is None:
                     self.engine = open_engine(self.o.engine, self.variant)
-                result = self.engine.play(self.game, limit)
+                with self.timer("engine"):
+                    result = self.engine.play(self.game, limit)
             except EngineError as e:
                 if self.engine is not None:
                     self.engine.close()
@@ -242,7 +248,8 @@ class PlaySession:
         from damas.robot.session import ExecutionFailed
 
         try:
-            return action()
+            with self.timer("robot"):
+                return action()
         except PlanError as e:
             self.journal.write("robot-cannot", reason=str(e))
             self._status(f"the robot cannot do it ({e}): please do it by hand")

@@ -77,11 +77,12 @@ def _print_record(pdn: str | None, journal: str) -> None:
 
     if pdn and Path(pdn).exists():
         print("\n" + Path(pdn).read_text(encoding="utf-8"))
-    notable = ("game-start", "irregular-made", "tracker-irregular", "tracker-restored",
-               "misrecognised", "game-end", "resumed")
+    notable = ("game-start", "tracker-irregular", "tracker-restored", "mismatch", "shown",
+               "robot-fault", "paused", "continued", "misrecognised", "game-end", "resumed")
     events = read_journal(journal)
     print(f"event log ({len(events)} events in {journal}; notable ones):")
     for e in events:
         if e["kind"] in notable:
-            detail = e.get("article") or e.get("result") or e.get("squares") or ""
+            detail = (e.get("article") or e.get("result") or e.get("squares")
+                      or e.get("reason") or "")
             print(f"  {e['kind']} {detail}".rstrip())
