@@ -81,6 +81,10 @@ def replay_last_game(path: str | os.PathLike) -> tuple[Game, list[dict]]:
     """The journal's last game exactly as recorded (its start and every move), and its
     events, for `--resume` after a crash."""
     events = last_game(read_journal(path))
+    if any(e["kind"] == "tracker-accepted" for e in events):
+        raise JournalError("the journal's last game went on after an accepted irregularity "
+                           "(000 §5.7): resuming such a game is not supported yet; its record "
+                           "up to now is in the live PDN and the journal")
     start = events[0]
     game = Game(start["variant"], fen=start["fen"])
     for e in events:

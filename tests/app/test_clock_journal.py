@@ -64,3 +64,16 @@ def test_last_game_and_errors(tmp_path):
         read_journal(tmp_path / "none.jsonl")
     with pytest.raises(JournalError, match="no game"):
         last_game([])
+
+
+def test_a_game_that_went_on_after_an_accepted_irregularity_is_not_replayed(tmp_path):
+    from damas.journal import replay_last_game
+
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as j:
+        j.write("game-start", variant="english", fen="B:W21-32:B1-12")
+        j.write("move", notation="11-15")
+        j.write("tracker-accepted", article="5.4.02", fen="W:W21-32:B1-11,16")
+        j.write("move", notation="24-20")
+    with pytest.raises(JournalError, match="accepted irregularity"):
+        replay_last_game(path)
