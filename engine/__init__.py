@@ -25,7 +25,7 @@ from .hubclient import HubEngine
 from .hubserver import HubServer, serve_hub
 from .levels import LEVELS, Level
 from .limits import Info, Limit, PlayResult
-from .match import MatchResult, TimeControl, elo, parse_time_control, run_match
+from .match import MatchResult, MatchTimeControl, elo, parse_time_control, run_match
 from .randomplayer import RandomEngine
 from .search import WIN, Search, SearchResult, score_text
 from .spec import open_engine
@@ -34,6 +34,6 @@ __all__ = [
     "LEVELS", "WIN", "BuiltinEngine", "DxpEngine", "DxpServer", "Engine", "EngineCrashed",
     "EngineError", "EngineIllegalMove", "EngineProtocolError", "EngineSpecError",
     "EngineTimeout", "HubEngine", "HubServer", "Info", "Level", "Limit", "MatchResult",
-    "PlayResult", "RandomEngine", "Search", "SearchResult", "TimeControl", "as_game", "elo",
+    "PlayResult", "RandomEngine", "Search", "SearchResult", "MatchTimeControl", "as_game", "elo",
     "open_engine", "parse_time_control", "run_match", "score_text", "serve_hub",
 ]

@@ -5,9 +5,9 @@ error bar.
 >>> round(elo(60, 20, 20)[0])
 147
 >>> parse_time_control("1/move")
-TimeControl(movetime=1.0, base=None, inc=0.0)
+MatchTimeControl(movetime=1.0, base=None, inc=0.0)
 >>> parse_time_control("60+0.5")
-TimeControl(movetime=None, base=60.0, inc=0.5)
+MatchTimeControl(movetime=None, base=60.0, inc=0.5)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ DEFAULT_MAX_PLIES = 400  # a game still going after this many plies is adjudicat
 
 
 @dataclass(frozen=True)
-class TimeControl:
+class MatchTimeControl:
     movetime: float | None = None  # seconds per move, or
     base: float | None = None  # a clock: seconds for the game ...
     inc: float = 0.0  # ... plus this after each move
@@ -42,17 +42,17 @@ class TimeControl:
         return Limit()
 
 
-def parse_time_control(text: str | None) -> TimeControl:
+def parse_time_control(text: str | None) -> MatchTimeControl:
     """`1/move` (seconds per move), `60+0.5` (seconds for the game + increment), `300`
     (seconds for the game), or `none` (the engines' own limits, e.g. builtin:depth=4)."""
     if text is None or text.strip().lower() in ("", "none"):
-        return TimeControl()
+        return MatchTimeControl()
     t = text.strip().lower()
     try:
         if t.endswith("/move"):
-            return TimeControl(movetime=float(t[:-5].rstrip("s")))
+            return MatchTimeControl(movetime=float(t[:-5].rstrip("s")))
         base, _, inc = t.partition("+")
-        return TimeControl(base=float(base), inc=float(inc or 0))
+        return MatchTimeControl(base=float(base), inc=float(inc or 0))
     except ValueError:
         raise DamasError(f"time control {text!r}: write 1/move, 60+0.5, 300 or none") from None
 
@@ -167,7 +167,7 @@ def opening_text(game: Game) -> str:
 # --- playing ----------------------------------------------------------------------------
 
 
-def play_game(white: Engine, black: Engine, opening: Game, tc: TimeControl,
+def play_game(white: Engine, black: Engine, opening: Game, tc: MatchTimeControl,
               max_plies: int = DEFAULT_MAX_PLIES,
               clock: Callable[[], float] = time.monotonic) -> tuple[Game, str, Color | None, str]:
     """Play from the opening to the end: (game, result, winner, reason). `clock` reads
@@ -205,7 +205,7 @@ def play_game(white: Engine, black: Engine, opening: Game, tc: TimeControl,
 
 
 def run_match(engine_a: Engine, engine_b: Engine, variant: Variant | str, games: int,
-              tc: TimeControl, openings: list[Game] | None = None,
+              tc: MatchTimeControl, openings: list[Game] | None = None,
               max_plies: int = DEFAULT_MAX_PLIES,
               on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
     """`games` games (an odd count ends with one opening played once): each opening

@@ -6,7 +6,7 @@ from damas.engine import BuiltinEngine, Limit, RandomEngine, elo, run_match
 from damas.engine.base import Engine
 from damas.engine.limits import NO_LIMIT, PlayResult
 from damas.engine.match import (
-    TimeControl,
+    MatchTimeControl,
     default_openings,
     parse_time_control,
     play_game,
@@ -49,7 +49,7 @@ def test_openings_file_reads_fens_and_move_lists():
 
 def test_each_opening_is_played_twice_with_the_colours_swapped():
     a, b = RandomEngine(seed=1, name="a"), RandomEngine(seed=2, name="b")
-    result = run_match(a, b, "english", 4, TimeControl(), max_plies=30)
+    result = run_match(a, b, "english", 4, MatchTimeControl(), max_plies=30)
     records = result.records
     assert [r.a_colour for r in records] == [Color.WHITE, Color.BLACK] * 2
     assert records[0].opening == records[1].opening != records[2].opening
@@ -72,7 +72,7 @@ class Sleepy(Engine):
 def test_a_flag_fall_loses_the_game():
     clock = [0.0]
     game, result, winner, reason = play_game(Sleepy(clock), RandomEngine(seed=1),
-                                             Game("english"), TimeControl(base=25.0, inc=1),
+                                             Game("english"), MatchTimeControl(base=25.0, inc=1),
                                              clock=lambda: clock[0])
     # Sleepy has White (English: Black moves first): 25 - 10 + 1 = 16, then 7, then -3.
     assert reason == "time forfeit" and winner == Color.BLACK and result == "0-1"
@@ -86,6 +86,6 @@ def test_higher_levels_beat_lower_ones(variant):
     for strong, weak in ((5, 1), (7, 3)):
         result = run_match(BuiltinEngine(variant, level=strong, seed=1),
                            BuiltinEngine(variant, level=weak, seed=2), variant, 8,
-                           TimeControl())
+                           MatchTimeControl())
         score = (result.wins + 0.5 * result.draws) / 8
         assert score >= 0.75, (strong, weak, result.summary())
