@@ -77,6 +77,7 @@ class Kiosk:
                     self.errors += 1
                     journal.write("kiosk-error", reason=str(e))
                     self.out(f"kiosk: {e}; starting over")
+                    self._archive_unfinished()
                     self.wait(self.o.play.retry)
         return self.games
 
@@ -155,8 +156,8 @@ class Kiosk:
                           + pdn_text.strip() + "\n")
 
     def _archive_unfinished(self) -> None:
-        """A game the last run left without an end (a crash, a power cut) is archived as
-        unfinished before the kiosk begins again."""
+        """A game left without an end (the last run crashed or lost power, or an error cut
+        it short) is archived as unfinished before the kiosk begins again."""
         try:
             events = read_journal(self.o.journal)
         except JournalError:

@@ -54,3 +54,31 @@ def test_new_game_button_stops_attract_play_for_a_visitor(tmp_path):
     assert [e["reason"] for e in ends] == ["stopped", "stopped"]
     assert len(read_pdn((tmp_path / "a.pdn").read_text(encoding="utf-8"))) == 2
     assert "game over" in display.state()["status"]
+
+
+def test_a_game_a_crash_cut_short_is_archived_at_the_next_start(tmp_path):
+    from damas.journal import Journal
+
+    journal = tmp_path / "k.jsonl"
+    with Journal(journal) as j:  # the last run died in the middle of its game
+        j.write("game-start", variant="english", fen="B:W21-32:B1-12", machine=["black"])
+        j.write("move", notation="11-15", ply=1, by="machine")
+        j.write("move", notation="23-19", ply=2, by="person")
+    kiosk = None
+    world = simulated_world("english", seed=6, slip_rate=0.0,
+                            game_of=lambda: kiosk.session.game if kiosk.session else None)
+    options = KioskOptions(PlayOptions(variant="english", engine="builtin:level=1",
+                                       settle=0.3), attract_plies=6,
+                           archive=str(tmp_path / "a.pdn"), journal=str(journal),
+                           current=str(tmp_path / "c.pdn"))
+    kiosk = Kiosk(options, world.watch, world.mover, clock=world.clock, wait=world.wait,
+                  out=lambda *a: None)
+    try:
+        assert kiosk.run(games=1) == 1
+    finally:
+        world.close()
+    archived = read_pdn((tmp_path / "a.pdn").read_text(encoding="utf-8"))
+    assert [g.game.notations() for g in archived][0] == ["11-15", "23-19"]
+    assert archived[0].result == "*" and len(archived[1].game.notations()) == 6
+    ends = [e["reason"] for e in read_journal(journal) if e["kind"] == "game-end"]
+    assert ends == ["interrupted", "move limit"]
