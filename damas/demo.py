@@ -150,7 +150,8 @@ class Demo:
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
                                 seed=self.rng.randrange(1 << 30), position=position,
                                 slip_rate=self.o.irregular_rate,
-                                game_of=lambda: session.game if session else None)
+                                game_of=lambda: session.game if session else None,
+                                told=lambda: session.tracker.irregular is not None)
         world.visitor.join((human,))
         camera = world.watch.camera
         camera.read = self._timed(camera.read, "render")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from damas.rules import BLACK, WHITE, DamasError, Position
@@ -25,7 +26,7 @@ from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
 from .journal import Journal, JournalError, read_journal, replay_last_game
-from .play import PlayOptions, PlaySession, board_of, differing
+from .play import PlayOptions, PlaySession, Stopped, board_of, differing, wait_for_device
 
 
 @dataclass
@@ -73,6 +74,8 @@ class Kiosk:
             while (games is None or self.games < games) and not self.stopping.is_set():
                 try:
                     self._one_game(journal)
+                except Stopped:  # asked to stop while setting up
+                    break
                 except DamasError as e:  # unattended: log it, set up again, go on
                     self.errors += 1
                     journal.write("kiosk-error", reason=str(e))
@@ -110,40 +113,44 @@ class Kiosk:
         self.games += 1
 
     def _set_up(self, start: Position, journal: Journal) -> None:
-        """The robot sets the start position up; the camera must agree before play."""
+        """The robot sets the start position up and the camera must agree; what differs
+        is corrected. A machine that stops answering is waited for."""
+        from damas.robot.errors import RobotError
+
         journal.write("kiosk-reset")
         want = board_of(start)
-        for _ in range(3):
+        action = partial(self.mover.reset, start)
+        for _ in range(4):
             try:
-                self.mover.reset(start)
-            except DamasError as e:
+                action()
+            except RobotError as e:
                 journal.write("kiosk-reset-failed", reason=str(e))
-                self.wait(self.o.play.retry)
-                try:
-                    self.mover.reconnect()
-                except DamasError:
-                    pass
+                self._wait_for("robot", str(e), self.mover.reconnect, journal)
             self.watch.refresh()
-            seen = self._settled()
-            if not differing(seen, want):
+            seen = self._settled(journal)
+            diff = differing(seen, want)
+            if not diff:
                 return
-            journal.write("kiosk-reset-differs", squares=differing(seen, want))
+            journal.write("kiosk-reset-differs", squares=diff)
             pieces = {s: c for s, c in enumerate(seen.lower(), 1) if c in "wb"}
-            self.mover.correct(pieces, start)
-        # the session waits, showing the difference, until someone puts it right
+            action = partial(self.mover.correct, pieces, start)
+        # the game's session shows what still differs until someone puts it right
 
-    def _settled(self) -> str:
+    def _settled(self, journal: Journal) -> str:
         from .camera import CameraLost
 
         while True:
             try:
                 squares = self.watch.look()
-            except CameraLost:
-                self.wait(self.o.play.retry)
-                self.watch.reopen()
+            except CameraLost as e:
+                self._wait_for("camera", str(e), self.watch.reopen, journal)
                 continue
             if squares is not None and "?" not in squares:
                 return squares
+
+    def _wait_for(self, device: str, reason: str, attempt, journal: Journal) -> None:
+        wait_for_device(journal, device, reason, attempt, wait=self.wait,
+                        retry=self.o.play.retry, stop=self.stopping.is_set, status=self.out)
 
     # --- the record -------------------------------------------------------------------------
 

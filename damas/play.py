@@ -330,21 +330,8 @@ class PlaySession:
     # --- devices that go away -------------------------------------------------------------
 
     def _pause(self, device: str, reason: str, attempt: Callable[[], object]) -> None:
-        self.journal.write("paused", device=device, reason=reason)
-        self._status(f"PAUSED: {reason}")
-        tries = 0
-        while True:
-            if self.stop():
-                raise Stopped
-            self.wait(self.o.retry)
-            tries += 1
-            try:
-                if attempt() is not False:
-                    break
-            except DamasError:
-                continue
-        self.journal.write("continued", device=device, tries=tries)
-        self._status(f"the {device} is back: play goes on")
+        wait_for_device(self.journal, device, reason, attempt, wait=self.wait,
+                        retry=self.o.retry, stop=self.stop, status=self._status)
 
     # --- output -----------------------------------------------------------------------------
 
@@ -376,3 +363,25 @@ def differing(squares: str, want: str) -> list[int]:
     """Squares (1-based) whose colour differs, unread ones included."""
     pairs = zip(colours(squares), colours(want), strict=True)
     return [i for i, (a, b) in enumerate(pairs, 1) if a != b]
+
+
+def wait_for_device(journal: Journal, device: str, reason: str,
+                    attempt: Callable[[], object], *, wait, retry: float,
+                    stop: Callable[[], bool], status: Callable[[str], None]) -> None:
+    """Pause until `attempt()` works (returns anything but False, raises no DamasError),
+    trying every `retry` seconds; `paused` and `continued` go to the journal."""
+    journal.write("paused", device=device, reason=reason)
+    status(f"PAUSED: {reason}")
+    tries = 0
+    while True:
+        if stop():
+            raise Stopped
+        wait(retry)
+        tries += 1
+        try:
+            if attempt() is not False:
+                break
+        except DamasError:
+            continue
+    journal.write("continued", device=device, tries=tries)
+    status(f"the {device} is back: play goes on")

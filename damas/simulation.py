@@ -19,6 +19,8 @@ from damas.rules import Game, Move
 from .camera import CameraLost
 
 FPS = 10.0
+HOLD = "hold"  # in a visitor's steps: wait (the board as it is) until told, at most
+HOLD_FRAMES = 300
 
 
 class SimClock:
@@ -40,7 +42,7 @@ class Faults:
     serial_drop: float = 0.0  # the USB cable is pulled, plugged back a few seconds later
     firmware_reset: float = 0.0  # the controller restarts by itself
     seconds_down: tuple[float, float] = (1.0, 8.0)
-    at_frames: dict[int, str] | None = None  # frame number -> fault, for exact tests
+    at_frames: dict[int, str] | None = None  # frame number -> fault (or the first chance)
 
 
 class Table:
@@ -67,6 +69,8 @@ class Table:
         self.port_back_at: float | None = None
         self.injected = {"camera_dropout": 0, "serial_drop": 0, "firmware_reset": 0}
         self.frames = 0
+        self.pending: list[str] = []  # scheduled faults waiting for their chance
+        self.held = 0  # frames a person has waited to be told
 
     def _world(self) -> dict[int, str]:
         if self.robot is None:
@@ -89,7 +93,12 @@ class Table:
         if not self.steps and self.visitor is not None:
             self.steps = self.visitor.act(self.override or world, self.leds)
         hands: tuple = ()
-        if self.steps:
+        if self.steps and self.steps[0] is HOLD:  # a person waiting to be told
+            self.held += 1
+            if self.visitor.told() or self.held > HOLD_FRAMES:
+                self.steps.pop(0)
+                self.held = 0
+        if self.steps and self.steps[0] is not HOLD:
             pieces, hands = self.steps.pop(0)
             if self.robot is None:
                 self.pieces = self.world_seen = dict(pieces)
@@ -106,22 +115,38 @@ class Table:
         return self.rng.uniform(*self.faults.seconds_down)
 
     def _strike(self) -> None:
-        f, t = self.faults, self.clock.t
+        f = self.faults
         self.frames += 1
-        due = (f.at_frames or {}).get(self.frames)
-        if t >= self.camera_back_at and (self.rng.random() < f.camera_dropout
-                                         or due == "camera_dropout"):
+        if f.at_frames and self.frames in f.at_frames:
+            self.pending.append(f.at_frames[self.frames])
+        due = set(self.pending)
+        for name, rate in (("camera_dropout", f.camera_dropout),
+                           ("serial_drop", f.serial_drop),
+                           ("firmware_reset", f.firmware_reset)):
+            if self.rng.random() < rate:
+                due.add(name)
+        for name in sorted(due):
+            if self._inject(name):
+                self.injected[name] += 1
+                if name in self.pending:
+                    self.pending.remove(name)
+
+    def _inject(self, name: str) -> bool:
+        """False when the fault cannot strike now (a scheduled one waits for its chance):
+        the camera is already down, or the cable is out."""
+        t = self.clock.t
+        if name == "camera_dropout":
+            if t < self.camera_back_at:
+                return False
             self.camera_back_at = t + self._down()
-            self.injected["camera_dropout"] += 1
-        if self.port_back_at is None and (self.rng.random() < f.serial_drop
-                                          or due == "serial_drop"):
+        elif self.port_back_at is not None:
+            return False
+        elif name == "serial_drop":
             self.controller.drop_line()
             self.port_back_at = t + self._down()
-            self.injected["serial_drop"] += 1
-        if self.port_back_at is None and (self.rng.random() < f.firmware_reset
-                                          or due == "firmware_reset"):
+        else:
             self.controller.power_cycle()
-            self.injected["firmware_reset"] += 1
+        return True
 
     def _replug(self) -> None:
         if self.port_back_at is not None and self.clock.t >= self.port_back_at:
@@ -181,7 +206,8 @@ class Visitor:
     and then slips (a move no rule allows, put back once flagged), and may walk away."""
 
     def __init__(self, rng: random.Random, scene, game_of, sides=(), slip_rate: float = 0.1,
-                 leave_rate: float = 0.0, arrive_rate: float = 0.0, on_arrival=None):
+                 leave_rate: float = 0.0, arrive_rate: float = 0.0, on_arrival=None,
+                 told=None):
         self.rng = rng
         self.scene = scene  # where hands go (damas.vision.scene.Scene)
         self.game_of = game_of  # the game as the session records it: what a person sees
@@ -190,6 +216,7 @@ class Visitor:
         self.leave_rate = leave_rate  # per move: the visitor walks away from the game
         self.arrive_rate = arrive_rate  # per frame of attract play: someone asks for a game
         self.on_arrival = on_arrival  # e.g. Kiosk.new_game (the web page's button)
+        self.told = told  # () -> bool: the session shows an irregularity (the screen, LEDs)
         self.gone = False
         self.made: list[str] = []  # the moves this visitor made, for checking the record
         self.slips = 0
@@ -264,8 +291,8 @@ class Visitor:
         return self.rng.choice(captures or moves)
 
     def _slip(self, game: Game, board: dict[int, str]) -> list:
-        """A man stepped backwards (or quietly past a compulsory capture), left long
-        enough to be flagged, then put back."""
+        """A man stepped backwards (or quietly past a compulsory capture), left until the
+        person is told (`told()`: the session flags it) or 25 frames, then put back."""
         from damas.rules import geometry
 
         position = game.position
@@ -285,7 +312,9 @@ class Visitor:
         start, end = self.rng.choice(options)
         wrong = dict(board)
         wrong[end] = wrong.pop(start)
-        return [(wrong, ())] * 25 + [(dict(board), ())]
+        if self.told is None:
+            return [(wrong, ())] * 25 + [(dict(board), ())]
+        return [(wrong, ()), HOLD, (dict(board), ())]
 
 
 @dataclass
@@ -311,12 +340,13 @@ class SimWorld:
 def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: str = "board",
                     seed: int = 1, faults: Faults | None = None, game_of=lambda: None,
                     slip_rate: float = 0.1, leave_rate: float = 0.0,
-                    arrive_rate: float = 0.0, position=None) -> SimWorld:
+                    arrive_rate: float = 0.0, position=None, told=None) -> SimWorld:
     """A machine simulator with the start position on its board: a robot (`robot`:
     sim-python or sim-firmware) or, with `robot=None`, an LED grid on the Python simulator
     that the visitor follows for the machine's moves; a visitor; and a camera
     (`camera`: "board" reads perfectly, "rendered" goes through the real vision
-    pipeline). `game_of` gives the game being played, which the visitor looks at;
+    pipeline). `game_of` gives the game being played, which the visitor looks at, and
+    `told` whether the session shows an irregularity (the visitor waits for it);
     `position` is what stands on the board at first (default: the start)."""
     from damas.robot.grbl import GrblDriver
     from damas.robot.leds import LedGrid
@@ -339,7 +369,7 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
                          markers_share=0.5)
     scene = random_scene(rng, ranges, jpeg_quality=90)
     visitor = Visitor(rng, scene, game_of, slip_rate=slip_rate, leave_rate=leave_rate,
-                      arrive_rate=arrive_rate)
+                      arrive_rate=arrive_rate, told=told)
     if robot is not None:
         session = RobotSession.open(example_machine(size), robot, start, speedup=5000)
         table = Table(session.simulator, session.driver, rng, clock, faults or Faults(),

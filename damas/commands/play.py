@@ -73,7 +73,7 @@ def _display(args):
     return display, server
 
 
-def _simulated(args, position, game_of, **rates):
+def _simulated(args, position, game_of, told, **rates):
     from damas.rules import DamasError
     from damas.simulation import simulated_world
 
@@ -83,7 +83,8 @@ def _simulated(args, position, game_of, **rates):
                          "sim-python or sim-firmware, or --leds sim-python")
     robot = None if getattr(args, "leds", None) else (args.robot or "sim-python")
     return simulated_world(args.variant, robot=robot, camera=SIM_CAMERAS[args.camera],
-                           seed=args.seed, game_of=game_of, position=position, **rates)
+                           seed=args.seed, game_of=game_of, told=told, position=position,
+                           **rates)
 
 
 def _real(args, position):
@@ -131,7 +132,8 @@ def run_play(args) -> int:
     session = None
     timing = {}
     if args.camera in SIM_CAMERAS:
-        world = _simulated(args, position, lambda: session.game if session else None)
+        world = _simulated(args, position, lambda: session.game if session else None,
+                           lambda: session.tracker.irregular is not None)
         world.visitor.join((human,))
         watch, close = world.watch, world.close
         mover, timing = world.mover, {"clock": world.clock, "wait": world.wait}
@@ -177,6 +179,7 @@ def run_kiosk(args) -> int:
     if args.camera in SIM_CAMERAS:
         world = _simulated(args, Position.start(args.variant),
                            lambda: kiosk.session.game if kiosk and kiosk.session else None,
+                           lambda: kiosk.session.tracker.irregular is not None,
                            arrive_rate=0.01, leave_rate=0.005)
         watch, mover = world.watch, world.mover
         extra = {"clock": world.clock, "wait": world.wait, "on_game_start":

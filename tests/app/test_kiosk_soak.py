@@ -29,21 +29,32 @@ def games_in(events):
     return games
 
 
+# two of each fault at set moments, whatever the random ones do
+SCHEDULE = {400: "serial_drop", 1200: "firmware_reset", 2000: "camera_dropout",
+            5000: "serial_drop", 7000: "firmware_reset", 9000: "camera_dropout"}
+
+
 @pytest.fixture(scope="module")
 def soak(tmp_path_factory):
     folder = tmp_path_factory.mktemp("kiosk")
     kiosk = None
-    faults = Faults(camera_dropout=0.0006, serial_drop=0.0004, firmware_reset=0.0004)
+    faults = Faults(camera_dropout=0.0006, serial_drop=0.0004, firmware_reset=0.0004,
+                    at_frames=SCHEDULE)
     world = simulated_world("english", seed=7, faults=faults, slip_rate=0.08,
-                            leave_rate=0.004, arrive_rate=0.004,
-                            game_of=lambda: kiosk.session.game if kiosk.session else None)
+                            arrive_rate=0.004,
+                            game_of=lambda: kiosk.session.game if kiosk.session else None,
+                            told=lambda: kiosk.session.tracker.irregular is not None)
     made_by_game = []
 
     def on_game_start(visitor_game: bool, session):
         world.visitor.join((WHITE,) if visitor_game else ())
+        visitors = sum(1 for v, _ in made_by_game if v) + visitor_game
+        world.visitor.leave_rate = 1.0 if visitor_game and visitors == 2 else 0.0
+        if not visitor_game and len(made_by_game) == 3:
+            kiosk.new_game()  # someone asks for a game as this attract game begins
         made_by_game.append((visitor_game, len(world.visitor.made)))
 
-    options = KioskOptions(PlayOptions(variant="english", engine="builtin:level=1",
+    options = KioskOptions(PlayOptions(variant="english", engine="builtin:level=1,seed=3",
                                        settle=0.3, retry=1.0),
                            attract_plies=80, idle_limit=20.0,
                            archive=str(folder / "archive.pdn"),
@@ -101,9 +112,10 @@ def test_faults_struck_and_were_recovered(soak):
     kinds = Counter(e["kind"] for e in soak["events"])
     assert kinds["paused"] == kinds["continued"] >= injected["camera_dropout"]
     devices = Counter(e["device"] for e in soak["events"] if e["kind"] == "paused")
-    assert devices["camera"] == injected["camera_dropout"]
-    assert devices["robot"] >= 1  # a pulled cable is only noticed when the robot is used
-    assert kinds["robot-fault"] >= 1 and kinds["mismatch"] >= 1
+    assert devices["camera"] == injected["camera_dropout"]  # each one noticed and waited out
+    # a pulled cable or a reset is found when the robot next moves (in a game or a reset)
+    assert kinds["robot-fault"] + kinds["kiosk-reset-failed"] >= 1
+    assert kinds["mismatch"] >= 1  # and the board was looked at and put right
 
 
 def test_visitors_came_slipped_and_left(soak):
@@ -115,5 +127,5 @@ def test_visitors_came_slipped_and_left(soak):
     assert kinds["tracker-irregular"] == soak["world"].visitor.slips  # every slip flagged
     assert kinds["tracker-restored"] == kinds["tracker-irregular"]
     assert ends["stopped"] >= 1  # a visitor's request ended an attract game
-    assert ends["abandoned"] >= 1  # a visitor walked away
+    assert ends["abandoned"] == 1  # the second visitor walked away
     assert kinds["kiosk-reset"] == GAMES

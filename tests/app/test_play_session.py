@@ -21,7 +21,7 @@ from damas.simulation import Faults, simulated_world
 def play(tmp_path, world_args, options, session_hook=None):
     session = None
     world = simulated_world("english", game_of=lambda: session.game if session else None,
-                            **world_args)
+                            told=lambda: session.tracker.irregular is not None, **world_args)
     world.visitor.join((WHITE,))
     try:
         with Journal(tmp_path / "play.jsonl") as journal:
