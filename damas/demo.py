@@ -156,6 +156,10 @@ class Demo:
         camera = world.watch.camera
         camera.read = self._timed(camera.read, "render")
         world.watch.on_frame = self._show_frame
+        if self.display is not None:
+            from .web import camera_view
+
+            self._to_page = camera_view(self.display)
         options = PlayOptions(
             variant=self.variant.name,
             engine=f"builtin:level={self.o.level},seed={self.rng.randrange(1 << 30)}",
@@ -206,23 +210,19 @@ class Demo:
         return timed
 
     def _show_frame(self, image, reading, pose) -> None:
-        if not self.o.video and self.display is None:
-            return
-        import cv2
+        if self.o.video:
+            import cv2
 
-        from damas.vision.annotate import annotate
+            from .web import annotated
 
-        frame = annotate(image, pose, reading) if pose is not None else image
-        if self.o.video and self.video is None:
-            h, w = frame.shape[:2]
-            self.video = cv2.VideoWriter(self.o.video, cv2.VideoWriter_fourcc(*"mp4v"), 10.0,
-                                         (w, h))
-        if self.video is not None:
+            frame = annotated(image, reading, pose)
+            if self.video is None:
+                h, w = frame.shape[:2]
+                self.video = cv2.VideoWriter(self.o.video, cv2.VideoWriter_fourcc(*"mp4v"),
+                                             10.0, (w, h))
             self.video.write(frame)
         if self.display is not None:
-            ok, jpeg = cv2.imencode(".jpg", frame)
-            if ok:
-                self.display.set_frame(jpeg.tobytes())
+            self._to_page(image, reading, pose)
 
     def _resumed_game(self) -> Game:
         """The last game of the journal, exactly as recorded: its start and its moves."""

@@ -106,3 +106,22 @@ class WebServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
+
+
+def annotated(image, reading, pose):
+    """The camera frame with the readings drawn on it (when the board is located)."""
+    from damas.vision.annotate import annotate
+
+    return annotate(image, pose, reading) if pose is not None else image
+
+
+def camera_view(display: Display):
+    """A VisionWatch `on_frame` that puts the annotated frame on the page."""
+    import cv2
+
+    def on_frame(image, reading, pose) -> None:
+        ok, jpeg = cv2.imencode(".jpg", annotated(image, reading, pose))
+        if ok:
+            display.set_frame(jpeg.tobytes())
+
+    return on_frame

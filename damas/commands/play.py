@@ -62,12 +62,15 @@ def _engine_spec(args) -> str:
     return args.engine or f"builtin:level={args.level}"
 
 
-def _display(args):
+def _display(args, watch):
+    """The live page, with the camera's view when there is a camera."""
     if args.web is None:
         return None, None
-    from damas.web import Display, WebServer
+    from damas.web import Display, WebServer, camera_view
 
     display = Display()
+    if hasattr(watch, "on_frame"):
+        watch.on_frame = camera_view(display)
     server = WebServer(display, port=args.web).start()
     print(f"live page: {server.url}", file=sys.stderr, flush=True)
     return display, server
@@ -140,7 +143,7 @@ def run_play(args) -> int:
     else:
         watch, mover = _real(args, position)
         close = mover.close
-    display, server = _display(args)
+    display, server = _display(args, watch)
     try:
         with Journal(args.journal) as journal:
             session = PlaySession(options, watch, mover, journal, args.pdn, game=game,
@@ -188,7 +191,7 @@ def run_kiosk(args) -> int:
     else:
         watch, mover = _real(args, Position.start(args.variant))
         close = mover.close
-    display, server = _display(args)
+    display, server = _display(args, watch)
     out = (lambda *a: None) if args.json else print
     kiosk = Kiosk(options, watch, mover, out=out, display=display, **extra)
     if world is not None:

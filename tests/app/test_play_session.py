@@ -16,6 +16,7 @@ from damas.play import PlayOptions, PlaySession
 from damas.rules import BLACK, WHITE
 from damas.rules.pdn import read_pdn
 from damas.simulation import Faults, simulated_world
+from damas.web import Display, camera_view
 
 
 def play(tmp_path, world_args, options, session_hook=None):
@@ -53,8 +54,15 @@ def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path)
                                110: "serial_drop"}, seconds_down=(2.0, 3.0))
     options = PlayOptions(variant="english", engine="builtin:level=2", settle=0.3,
                           machine_sides=(BLACK,), max_plies=12, retry=1.0)
+    display = Display()
+
+    def to_the_page(session, world):
+        session.display = display
+        world.watch.on_frame = camera_view(display)
+
     session, world, events = play(tmp_path, {"camera": "rendered", "faults": faults,
-                                             "slip_rate": 0.0, "seed": 3}, options)
+                                             "slip_rate": 0.0, "seed": 3}, options,
+                                  to_the_page)
     assert session.game.ply == 12
     assert_record_is_true(session, world, events)
     assert world.table.injected == {"camera_dropout": 1, "serial_drop": 1,
@@ -67,6 +75,9 @@ def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path)
     assert kinds["robot-fault"] == 2 and kinds["mismatch"] >= 2
     assert world.robot.report()["squares"] == {
         str(s): session.game.position.piece(s) or "e" for s in range(1, 33)}
+    # the live page has the last camera frame (JPEG) and the moves as recorded
+    assert display.frame().startswith(b"\xff\xd8")
+    assert display.state()["moves"] == session.game.notations()
 
 
 def test_a_person_guided_by_the_led_grid_is_shown_a_forgotten_capture(tmp_path):
