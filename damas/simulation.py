@@ -1,8 +1,8 @@
-"""The outside world in simulation, for the kiosk, its soak test and `damas kiosk
---simulate`: the machine simulator and the pieces it moves (robot.physics.World), a
-camera over them, a visitor who plays now and then (slips included), and faults
-injected on a schedule. Time is simulated: each camera frame is a tenth of a second, and
-waiting for a device to come back only moves the simulated clock.
+"""The outside world in simulation, for the demo, the kiosk's soak test and `--camera
+sim`: the machine simulator and the pieces it moves (robot.physics.World) or an LED
+controller, a camera over them, a visitor who plays now and then (slips included), and
+faults at random or at set frames. Time is simulated: each camera frame is a tenth of a
+second, and waiting for a device to come back only moves the simulated clock.
 
 Two cameras. `RenderedCamera` renders frames for the real vision pipeline (about 0.1 s
 of CPU a frame). `BoardCamera` hands over the squares a perfect vision stage would read
@@ -203,7 +203,8 @@ class RenderedCamera:
 class Visitor:
     """A person playing `sides` against the machine: looks at the board, thinks a
     moment, moves by hand (captured pieces taken off one at a time, in random order), now
-    and then slips (a move no rule allows, put back once flagged), and may walk away."""
+    and then slips (a move no rule allows, put back once flagged), may walk away, and
+    makes the machine's moves when an LED grid lights them."""
 
     def __init__(self, rng: random.Random, scene, game_of, sides=(), slip_rate: float = 0.1,
                  leave_rate: float = 0.0, arrive_rate: float = 0.0, on_arrival=None,
