@@ -9,6 +9,7 @@ a clock press). Polling keeps it working through any proxy or kiosk browser.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -125,3 +126,14 @@ def camera_view(display: Display):
             display.set_frame(jpeg.tobytes())
 
     return on_frame
+
+
+def serve_page(port: int | None) -> tuple[Display | None, WebServer | None]:
+    """The live page on http://127.0.0.1:PORT/ (0: any free port), its address on stderr;
+    (None, None) without a port."""
+    if port is None:
+        return None, None
+    display = Display()
+    server = WebServer(display, port=port).start()
+    print(f"live page: {server.url}", file=sys.stderr, flush=True)
+    return display, server

@@ -43,13 +43,9 @@ def run_demo(args) -> int:
                           journal=args.journal, pdn=args.pdn, video=args.video,
                           resume=args.resume)
     out = (lambda *a: None) if args.json else print
-    display = server = None
-    if args.web is not None:
-        from damas.web import Display, WebServer
+    from damas.web import serve_page
 
-        display = Display()
-        server = WebServer(display, port=args.web).start()
-        print(f"live page: {server.url}", file=sys.stderr, flush=True)
+    display, server = serve_page(args.web)
     try:
         report = Demo(options, out=out, display=display).run()
     finally:

@@ -64,15 +64,11 @@ def _engine_spec(args) -> str:
 
 def _display(args, watch):
     """The live page, with the camera's view when there is a camera."""
-    if args.web is None:
-        return None, None
-    from damas.web import Display, WebServer, camera_view
+    from damas.web import camera_view, serve_page
 
-    display = Display()
-    if hasattr(watch, "on_frame"):
+    display, server = serve_page(args.web)
+    if display is not None and hasattr(watch, "on_frame"):
         watch.on_frame = camera_view(display)
-    server = WebServer(display, port=args.web).start()
-    print(f"live page: {server.url}", file=sys.stderr, flush=True)
     return display, server
 
 
