@@ -95,6 +95,7 @@ class Kiosk:
                           max_plies=None if visitor else self.o.attract_plies,
                           tags={**self.o.play.tags, "Event": "damas kiosk",
                                 "Round": str(self.games + 1)})
+
         def stop() -> bool:
             return self.stopping.is_set() or (not visitor and self.requested.is_set())
 
