@@ -26,7 +26,15 @@ from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
 from .journal import Journal, JournalError, read_journal, replay_last_game
-from .play import PlayOptions, PlaySession, Stopped, board_of, differing, wait_for_device
+from .play import (
+    PlayOptions,
+    PlaySession,
+    Stopped,
+    board_of,
+    colours_seen,
+    differing,
+    wait_for_device,
+)
 
 
 @dataclass
@@ -133,8 +141,7 @@ class Kiosk:
             if not diff:
                 return
             journal.write("kiosk-reset-differs", squares=diff)
-            pieces = {s: c for s, c in enumerate(seen.lower(), 1) if c in "wb"}
-            action = partial(self.mover.correct, pieces, start)
+            action = partial(self.mover.correct, colours_seen(seen), start)
         # the game's session shows what still differs until someone puts it right
 
     def _settled(self, journal: Journal) -> str:

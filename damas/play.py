@@ -52,6 +52,12 @@ def colours(squares: str) -> str:
     return squares.lower()
 
 
+def colours_seen(squares: str) -> dict[int, str]:
+    """Square -> 'w' or 'b' for every piece a board string shows: what a correction
+    starts from."""
+    return {s: c for s, c in enumerate(colours(squares), 1) if c in "wb"}
+
+
 def board_of(position: Position) -> str:
     return "".join(position.piece(s) or "e" for s in range(1, position.variant.squares + 1))
 
@@ -303,8 +309,7 @@ class PlaySession:
                 else:
                     self._status(f"the board differs from {move.short} on squares {diff}: "
                                  "putting it right")
-                    seen = {s: c.lower() for s, c in enumerate(squares, 1) if c in "wbWB"}
-                    action = partial(self.mover.correct, seen, expected)
+                    action = partial(self.mover.correct, colours_seen(squares), expected)
                 if self._robot(action) is not False:  # it acted, or failed midway: look
                     continue
             if diff != shown:

@@ -106,7 +106,9 @@ class Table:
                 self.override = dict(pieces)
         if self.clock.t < self.camera_back_at:
             raise CameraLost("the camera gives no frames (a simulated dropout)", "sim", "stopped")
-        return dict(self.override or self._world()), hands
+        # a visitor's hands change `pieces` (no robot) or `override`, never the machine's world
+        current = self.override or (self.pieces if self.robot is None else world)
+        return dict(current), hands
 
     def camera_back(self) -> bool:
         return self.clock.t >= self.camera_back_at

@@ -81,14 +81,15 @@ def register(sub) -> None:
 
 # --- render ---------------------------------------------------------------------------
 
-def _size(text: str) -> tuple[int, int]:
+def _pair(flag: str, text: str, least: int, example: str) -> tuple[int, int]:
+    """Two whole numbers written AxB, each at least `least`."""
     try:
-        w, h = (int(v) for v in text.lower().split("x"))
-        if w < 64 or h < 64:
+        a, b = (int(v) for v in text.lower().split("x"))
+        if a < least or b < least:
             raise ValueError
-        return w, h
+        return a, b
     except ValueError:
-        raise DamasError(f"--size {text!r}: give WIDTHxHEIGHT, e.g. 1280x720") from None
+        raise DamasError(f"{flag} {text!r}: give {example}") from None
 
 
 def run_render(args) -> int:
@@ -102,7 +103,7 @@ def run_render(args) -> int:
     v = variant(args.variant)
     pos = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
     rng = random.Random(args.seed)
-    width, height = _size(args.size)
+    width, height = _pair("--size", args.size, 64, "WIDTHxHEIGHT, e.g. 1280x720")
     fixed = {"size": v.size, "width": width, "height": height}
     for key, value in (("tilt_deg", args.tilt), ("rotation_deg", args.rotation),
                        ("scheme", args.scheme), ("noise", args.noise), ("blur", args.blur),
@@ -214,23 +215,13 @@ def run_markers(args) -> int:
     return 0
 
 
-def _pattern(text: str) -> tuple[int, int]:
-    try:
-        a, b = (int(v) for v in text.lower().split("x"))
-        if a < 2 or b < 2:
-            raise ValueError
-        return a, b
-    except ValueError:
-        raise DamasError(f"--pattern {text!r}: give COLSxROWS, e.g. 9x6") from None
-
-
 def run_calibrate_camera(args) -> int:
     from damas.calibration.board import save_camera
     from damas.calibration.intrinsics import calibrate_charuco, calibrate_chessboard
     from damas.vision.sources import read_image
 
     images = [read_image(p) for p in args.images]
-    pattern = _pattern(args.pattern)
+    pattern = _pair("--pattern", args.pattern, 2, "COLSxROWS, e.g. 9x6")
     if args.charuco:
         cal = calibrate_charuco(images, pattern, args.square_mm, args.marker_mm)
     else:
