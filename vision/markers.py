@@ -1,13 +1,21 @@
-"""ArUco markers at the board corners: which dictionary, which id sits where, and the
-printable sheet.
+"""Markers at the board corners: finding ArUco and AprilTag markers of any of OpenCV's
+predefined dictionaries, which id sits where on damas' own sheet, and that sheet.
 
-Ids 0..3 go on the corners of the board (on the frame or the table just outside), in
-this order seen from White's chair: 0 near-left, 1 near-right, 2 far-right, 3 far-left.
-Their exact distance from the playing area does not matter: the locator uses them for a
-first guess of the board and for its orientation, then fits the squares themselves.
+damas' sheet uses DICT_4X4_50 ids 0..3 on the corners of the board (on the frame or the
+table just outside), in this order seen from White's chair: 0 near-left, 1 near-right,
+2 far-right, 3 far-left; those also say where White sits. Markers of any other
+dictionary still give the board's outline. Their exact distance from the playing area
+does not matter: the locator fits the squares themselves.
+
+OpenCV's detector finds the candidate quadrilaterals once; each is then read as a grid
+of bits (4x4 to 7x7 inside a black border) and looked up in a table of every predefined
+dictionary (all four turns), so trying all 22 dictionaries costs one detection.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -15,6 +23,135 @@ DICTIONARY = "DICT_4X4_50"
 CORNER_IDS = (0, 1, 2, 3)
 # unit direction of each corner from the board centre, world axes (x right, y to Black)
 CORNER_DIRECTIONS = {0: (-1, -1), 1: (1, -1), 2: (1, 1), 3: (-1, 1)}
+
+
+# every predefined dictionary, by name (the lower-case aliases left out)
+def _dictionary_names() -> list[str]:
+    import cv2
+
+    return sorted({n for n in dir(cv2.aruco) if n.startswith("DICT_") and n == n.upper()})
+
+
+@dataclass(frozen=True)
+class Marker:
+    dictionary: str
+    id: int
+    corners: np.ndarray  # (4, 2) pixels, in the marker's own order (top-left first)
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.corners.mean(axis=0)
+
+    @property
+    def ours(self) -> bool:
+        """One of damas' own corner markers (which say where White sits)."""
+        return self.dictionary == DICTIONARY and self.id in CORNER_IDS
+
+
+@lru_cache(maxsize=None)
+def _codebook(bits: int) -> dict[bytes, tuple[str, int, int]]:
+    """Bit pattern (one turn) -> (dictionary, id, quarter turns) for every predefined
+    dictionary whose markers have bits x bits cells."""
+    import cv2
+
+    book: dict[bytes, tuple[str, int, int]] = {}
+    for name in _dictionary_names():
+        d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+        if d.markerSize != bits:
+            continue
+        for marker_id in range(d.bytesList.shape[0]):
+            grid = cv2.aruco.Dictionary.getBitsFromByteList(
+                d.bytesList[marker_id:marker_id + 1], bits).astype(np.uint8)
+            for turn in range(4):
+                key = np.rot90(grid, turn).tobytes()
+                # a smaller dictionary's markers are also in its bigger siblings: keep
+                # the smallest (the one people print)
+                if key not in book or _rank(name) < _rank(book[key][0]):
+                    book[key] = (name, marker_id, turn)
+    return book
+
+
+def _rank(name: str) -> tuple[int, str]:
+    digits = name.rsplit("_", 1)[-1]
+    return (int(digits) if digits.isdigit() else 10 ** 6, name)
+
+
+def _read_bits(gray: np.ndarray, quad: np.ndarray, bits: int):
+    """(inner bits, crispness) of a candidate quadrilateral read as a marker of
+    bits x bits cells, or None when its border is not black all round. Crispness is
+    how even the cells are against the contrast between them: high only when the grid
+    read has the marker's own cell size."""
+    import cv2
+
+    cells = bits + 2
+    px = 6
+    side = cells * px
+    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    warped = cv2.warpPerspective(gray, M, (side, side), flags=cv2.INTER_LINEAR)
+    inner = warped[px // 3: side - px // 3, px // 3: side - px // 3]
+    level, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    blocks = warped.reshape(cells, px, cells, px)[:, 1:-1, :, 1:-1].astype(np.float32)
+    means = blocks.mean(axis=(1, 3))
+    grid = (means > level).astype(np.uint8)
+    border = np.concatenate([grid[0], grid[-1], grid[:, 0], grid[:, -1]])
+    if border.mean() > 0.1:
+        return None
+    contrast = float(means.max() - means.min()) + 1e-6
+    spread = float(blocks.std(axis=(1, 3)).mean())
+    return grid[1:-1, 1:-1].copy(), 1 - spread / contrast
+
+
+def find(gray: np.ndarray) -> list[Marker]:
+    """Every marker of any predefined dictionary in a grey image. A marker's code is
+    reported in the smallest dictionary that holds it (DICT_6X6_50 holds the first 50
+    codes of DICT_6X6_250, and so on)."""
+    import cv2
+
+    # the candidate search works best at a moderate size (its threshold windows are
+    # pixels); the bits are then read at full size
+    scale = min(1.0, 1000 / max(gray.shape))
+    small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                 interpolation=cv2.INTER_AREA)
+    det = cv2.aruco.ArucoDetector(dictionary(), cv2.aruco.DetectorParameters())
+    corners, ids, rejected = det.detectMarkers(small)
+    quads = [c.reshape(4, 2) / scale for c in corners] + [c.reshape(4, 2) / scale
+                                                           for c in rejected]
+    found: list[Marker] = []
+    for quad in quads:
+        hits = []
+        for bits in (4, 5, 6, 7):
+            read = _read_bits(gray, quad, bits)
+            if read is not None and (hit := _codebook(bits).get(read[0].tobytes())):
+                hits.append((read[1], hit))
+        if not hits:
+            continue
+        # a code read on the wrong grid size may match by chance: the crispest wins
+        name, marker_id, turn = max(hits, key=lambda h: h[0])[1]
+        ordered = np.roll(quad, -turn, axis=0).astype(np.float64)
+        if all(np.linalg.norm(m.centre - ordered.mean(axis=0)) > 2 for m in found):
+            found.append(Marker(name, marker_id, ordered))
+    return found
+
+
+def outline(markers: list[Marker]) -> np.ndarray | None:
+    """The four corners of a board framed by four markers (their centres, in turn round
+    the board), or None unless exactly four markers of one dictionary are seen."""
+    by_dict: dict[str, list[Marker]] = {}
+    for m in markers:
+        by_dict.setdefault(m.dictionary, []).append(m)
+    four = [ms for ms in by_dict.values() if len(ms) == 4]
+    if not four:
+        return None
+    centres = np.array([m.centre for m in four[0]])
+    c = centres.mean(axis=0)
+    order = np.argsort(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))
+    return centres[order]
+
+
+def ours(markers: list[Marker]) -> dict[int, np.ndarray]:
+    """Centres of damas' own corner markers, by id."""
+    return {m.id: m.centre for m in markers if m.ours}
 
 
 def dictionary():

@@ -1,0 +1,150 @@
+"""Where the playing area lies on a lattice of squares.
+
+The corners give the squares' geometry but not where the board ends: a piece or a hand
+hides corners at the edge, and tape, printed margins or a bigger board carry the pattern
+on past the playing area. So the extent is read from the squares themselves. One parity
+of squares is plain (nobody plays on it), and its colour is the board's own; a line of
+squares on the board alternates that colour with something else, while a line on the
+frame, the tape or the table shows the same stuff on both parities. The n x n window with
+the most board-like lines is the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .corners import Lattice, _apply
+from .errors import BoardNotFound
+
+REACH = 3  # cells looked at beyond the corners found, on each side
+GRID = np.linspace(-0.3, 0.3, 4)
+OFFSETS = np.array([(dx, dy) for dx in GRID for dy in GRID])
+
+
+@dataclass(frozen=True)
+class Extent:
+    a0: int  # lattice coordinate of the playing area's first line of corners (its edge)
+    b0: int
+    plain_parity: int  # (a + b) % 2 of the plain cells, cell (a, b) spanning a..a+1
+    line_scores: tuple[np.ndarray, np.ndarray]  # per line of cells along each axis
+
+
+def cell_colours(image_bgr: np.ndarray, H: np.ndarray, a_range: np.ndarray,
+                 b_range: np.ndarray) -> np.ndarray:
+    """(len(b_range), len(a_range), 3) median Lab of each cell's middle (NaN off the
+    image)."""
+    A, B = np.meshgrid(a_range + 0.5, b_range + 0.5)
+    centres = np.column_stack([A.ravel(), B.ravel()])
+    pts = (centres[:, None, :] + OFFSETS[None]).reshape(-1, 2)
+    pix = _apply(H, pts)
+    h, w = image_bgr.shape[:2]
+    off = ~((pix[:, 0] >= 0) & (pix[:, 0] <= w - 1) & (pix[:, 1] >= 0) & (pix[:, 1] <= h - 1))
+    pix = np.nan_to_num(pix, nan=-1.0).astype(np.float32)
+    bgr = cv2.remap(image_bgr, pix[:, 0].reshape(1, -1), pix[:, 1].reshape(1, -1),
+                    cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    vals = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    vals[off] = np.nan
+    vals = vals.reshape(len(centres), len(OFFSETS), 3)
+    with np.errstate(all="ignore"):
+        means = np.nanmedian(vals, axis=1)
+    return means.reshape(len(b_range), len(a_range), 3)
+
+
+def _line_scores(likeness: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """Per line (row of the arrays): how much the other parity differs from the plain
+    colour beyond how much the plain parity does. ~1 on the board, ~0 off it."""
+    scores = np.zeros(likeness.shape[0])
+    for k in range(likeness.shape[0]):
+        lp, lq = likeness[k][plain[k]], likeness[k][~plain[k]]
+        lp, lq = lp[np.isfinite(lp)], lq[np.isfinite(lq)]
+        if len(lp) < 2 or len(lq) < 2:
+            scores[k] = -1.0  # off the image
+            continue
+        scores[k] = float(np.median(lq) - np.median(lp))
+    return scores
+
+
+def _window(cells: np.ndarray, support: np.ndarray, n: int) -> int:
+    """The first cell line of the playing area along one axis. Its n - 1 inner corner
+    lines should hold the corners found (a stray corner on tape or a marker adds a
+    line with one or two), and its n cell lines should look like the board.
+
+    cells: per cell line, starting REACH lines before corner line 0; support: corners
+    found per corner line 0..span."""
+    span = len(support) - 1
+    best, start = -np.inf, 0
+    # the window's inner corner lines are c0 .. c0 + n - 2, its cells c0 - 1 .. c0 + n - 2
+    for c0 in range(min(0, span - (n - 2)), max(0, span - (n - 2)) + 1):
+        lines = np.arange(c0, c0 + n - 1)
+        inside = lines[(lines >= 0) & (lines <= span)]
+        first_cell = c0 - 1 + REACH
+        if first_cell < 0 or first_cell + n > len(cells):
+            continue
+        total = float(support[inside].sum()) + 2.0 * float(cells[first_cell:first_cell + n].sum())
+        if total > best + 1e-9:
+            best, start = total, c0 - 1
+    return start
+
+
+def find_extent(image_bgr: np.ndarray, lattice: Lattice, n: int) -> Extent:
+    """The n x n playing area on the lattice (coordinates as the lattice's corners)."""
+    span = lattice.ij.max(axis=0)  # corners found run 0..span along each axis
+    a_range = np.arange(-REACH, span[0] + REACH)
+    b_range = np.arange(-REACH, span[1] + REACH)
+    cells = cell_colours(image_bgr, lattice.H, a_range, b_range)
+    A, B = np.meshgrid(a_range, b_range)
+    parity = (A + B) % 2
+    # the core: cells with found corners all round; their plain parity is the more even
+    core = ((A >= 0) & (A < span[0]) & (B >= 0) & (B < span[1])
+            & np.isfinite(cells).all(axis=2))
+    if core.sum() < 4:
+        raise BoardNotFound("too few squares of the board are visible")
+    spreads = []
+    for p in (0, 1):
+        c = cells[core & (parity == p)]
+        spreads.append(float(np.median(np.linalg.norm(c - np.median(c, axis=0), axis=1)))
+                       if len(c) else np.inf)
+    plain_parity = int(np.argmin(spreads))
+    m_plain = np.median(cells[core & (parity == plain_parity)], axis=0)
+    m_other = np.median(cells[core & (parity != plain_parity)], axis=0)
+    contrast = float(np.linalg.norm(m_other - m_plain))
+    if contrast < 8:
+        raise BoardNotFound("the squares found do not alternate light and dark")
+    likeness = np.linalg.norm(cells - m_plain, axis=2) / contrast
+    plain = parity == plain_parity
+    rows = _line_scores(likeness, plain)  # lines of constant b
+    cols = _line_scores(likeness.T, plain.T)  # lines of constant a
+    support_a = np.bincount(lattice.ij[:, 0], minlength=span[0] + 1)
+    support_b = np.bincount(lattice.ij[:, 1], minlength=span[1] + 1)
+    a0 = _window(cols, support_a, n)
+    b0 = _window(rows, support_b, n)
+    _check_size(cols, a0, support_a, n)
+    _check_size(rows, b0, support_b, n)
+    return Extent(a0, b0, plain_parity, (cols, rows))
+
+
+def _check_size(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> None:
+    """A board of another size than asked for (a wrong --variant) shows as lines of
+    the window with no corner found and squares unlike the board's (too small a board),
+    or as many corner lines beyond the window (too big a board)."""
+    core = np.median(scores[REACH: REACH + len(support) - 1])
+    few = max(2.0, 0.25 * float(np.median(support)))  # a stray corner or two
+    off = 0
+    for k in range(n):  # cell line first + k, between corner lines first + k and + k + 1
+        lines = [first + k + d for d in (0, 1) if 1 <= k + d <= n - 1]
+        bare = all(not (0 <= c < len(support)) or support[c] <= few for c in lines)
+        off += bare and scores[first + k + REACH] < 0.35 * core
+    span = len(support)  # corner lines found
+    if off >= 2:
+        size = n - off
+        raise BoardNotFound(f"the squares in view make a board of about {size}x{size}, "
+                            f"not {n}x{n}: check --variant")
+    if span - (n - 1) >= 2:
+        strong = support >= max(2, 0.5 * np.median(support))
+        if strong.sum() - (n - 1) >= 2:
+            size = int(strong.sum()) + 1
+            raise BoardNotFound(f"the squares in view make a board of about {size}x{size}, "
+                                f"not {n}x{n}: check --variant")

@@ -1,0 +1,127 @@
+"""From corners on the image to a camera: sub-pixel corners at every node of the board's
+lattice, and the pinhole camera with lens distortion that explains them.
+
+Without known intrinsics the lens is fitted from the one view (OpenCV's calibrateCamera
+on the board's own corners): principal point at the centre, square pixels, one radial term,
+and the focal length when the view is oblique enough to tell it (a view from
+straight above cannot: the focal length and the distance trade off exactly)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
+
+# offsets (in squares) on the diagonals around a corner, close enough that no piece
+# standing on the squares reaches them from above
+DIAGONALS = np.array([(0.14, 0.14), (-0.14, -0.14), (0.14, -0.14), (-0.14, 0.14)])
+
+
+def checker_corners(quads: np.ndarray) -> np.ndarray:
+    """Given grey levels (4, N) sampled diagonally around N points (a and b on one
+    diagonal, c and d on the other): True where the diagonals are each alike and unlike
+    each other, as where four squares of a checker meet."""
+    a, b, c, d = quads
+    across = np.abs((a + b) - (c + d)) / 2
+    within = np.maximum(np.abs(a - b), np.abs(c - d))
+    return across > 2 * within + 4
+
+
+def refine_nodes(gray: np.ndarray, to_pixels, nodes: np.ndarray) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """Sub-pixel corners near where `to_pixels` (board xy -> pixels) puts each node;
+    (points, found) where found says a checker corner is really there."""
+    H = to_pixels
+    guess = H(nodes.astype(np.float64))
+    step = np.linalg.norm(H(nodes + [1.0, 0.0]) - guess, axis=1)
+    step = np.minimum(step, np.linalg.norm(H(nodes + [0.0, 1.0]) - guess, axis=1))
+    h, w = gray.shape
+    win = int(np.clip(0.22 * np.median(step), 2, 15))
+    inside = ((guess[:, 0] > win + 1) & (guess[:, 0] < w - win - 2)
+              & (guess[:, 1] > win + 1) & (guess[:, 1] < h - win - 2))
+    pts = guess.copy()
+    found = np.zeros(len(nodes), bool)
+    if inside.sum() == 0:
+        return pts, found
+    p = guess[inside].astype(np.float32).reshape(-1, 1, 2).copy()
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
+    cv2.cornerSubPix(gray, p, (win, win), (-1, -1), criteria)
+    p = p.reshape(-1, 2).astype(np.float64)
+    moved = np.linalg.norm(p - guess[inside], axis=1)
+    # the same small diagonals around the refined point, in the lattice's own directions
+    shift = p - guess[inside]
+    around = [H(nodes[inside] + d) + shift for d in DIAGONALS]
+    pix = np.vstack(around).astype(np.float32)
+    vals = cv2.remap(gray, pix[:, 0].reshape(1, -1), pix[:, 1].reshape(1, -1),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ok = checker_corners(vals.astype(np.float32).reshape(4, -1))
+    ok &= moved < 0.3 * step[inside]
+    pts[inside] = p
+    found[np.nonzero(inside)[0][ok]] = True
+    return pts, found
+
+
+def _calibrate(world: np.ndarray, pixels: np.ndarray, size: tuple[int, int], f: float,
+               flags: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    w, h = size
+    K = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1.0]])
+    obj = [np.column_stack([world, np.zeros(len(world))]).astype(np.float32)]
+    img = [pixels.astype(np.float32).reshape(-1, 1, 2)]
+    rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(
+        obj, img, (w, h), K, np.zeros(5), flags=flags,
+        criteria=(cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 40, 1e-7))
+    return rms, K, dist.ravel(), (rvecs[0], tvecs[0])
+
+
+# one radial term: the board covers too little of the view to tell k2 from k1, and a
+# wrong k2 bends the squares beyond the outermost corners found
+FIXED = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
+         | cv2.CALIB_FIX_ASPECT_RATIO | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K2
+         | cv2.CALIB_FIX_K3)
+
+
+def fit_camera(world: np.ndarray, pixels: np.ndarray, shape: tuple[int, ...],
+               intrinsics: Intrinsics | None = None) -> tuple[Camera, np.ndarray]:
+    """(camera, residual per point in pixels) for board points `world` (N, 2), z = 0, seen
+    at `pixels` (N, 2). Points that fit badly (a corner caught on a piece's edge) are
+    dropped and the fit repeated."""
+    h, w = shape[:2]
+    keep = np.ones(len(world), bool)
+    camera = None
+    for _ in range(3):
+        camera = _fit_once(world[keep], pixels[keep], (w, h), intrinsics)
+        proj = camera.project(np.column_stack([world, np.zeros(len(world))]))
+        res = np.linalg.norm(proj - pixels, axis=1)
+        limit = max(1.0, 4 * float(np.median(res[keep])))
+        new = res < limit
+        if (new == keep).all() or new.sum() < 8:
+            break
+        keep = new
+    return camera, res
+
+
+def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
+    w, h = size
+    if intrinsics is not None:
+        ok, rvec, tvec = cv2.solvePnP(
+            np.column_stack([world, np.zeros(len(world))]).astype(np.float64),
+            pixels.astype(np.float64), intrinsics.K, np.array(intrinsics.dist, np.float64))
+        R, _ = cv2.Rodrigues(rvec)
+        return Camera(intrinsics, R, tvec.ravel())
+    guess = Intrinsics.guess(w, h)
+    H, _ = cv2.findHomography(world, pixels, 0)
+    f = focal_from_homography(H / np.linalg.norm(H[:2, :2]), w, h) if H is not None else None
+    tilted = f is not None and Camera.from_plane_homography(guess, H).tilt_deg() > 15
+    flags = FIXED
+    if not tilted:
+        flags |= cv2.CALIB_FIX_FOCAL_LENGTH
+        f = guess.fx
+    _, K, dist, (rvec, tvec) = _calibrate(world, pixels, (w, h), f, flags)
+    if not 0.3 * w < K[0, 0] < 6 * w:  # a focal length no lens has: keep the guess
+        _, K, dist, (rvec, tvec) = _calibrate(world, pixels, (w, h), guess.fx,
+                                              flags | cv2.CALIB_FIX_FOCAL_LENGTH)
+    R, _ = cv2.Rodrigues(rvec)
+    intr = Intrinsics(w, h, float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2]),
+                      tuple(float(v) for v in dist[:5]))
+    return Camera(intr, R, tvec.ravel())
