@@ -1,0 +1,46 @@
+"""The occupancy model: per square patch, the probabilities that it is empty, holds a
+piece, or holds a crowned piece, and how far the piece's top is displaced from its base
+(a stack of two men, a king, stands twice as high as a man). A small CNN trained on synthetic patches (`train`, `synth`),
+shipped as ONNX and run by OpenCV's dnn module on the CPU (no extra runtime)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+
+WEIGHTS = Path(__file__).with_name("models") / "occupancy.onnx"
+
+
+class OccupancyModel:
+    def __init__(self, path: str | Path = WEIGHTS):
+        path = Path(path)
+        if not path.is_file():
+            raise VisionError(f"{path}: the occupancy model is missing (reinstall damas, "
+                              "or train one with `damas train vision`)")
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as e:
+            raise VisionError(f"{path}: not a readable model ({e})") from None
+        self.path = path
+
+    def __call__(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, side, side, 3) normalised patches -> ((N, 3) probabilities of empty, a
+        piece, a crowned piece; (N,) displacement of a piece's top, squares)."""
+        if len(patches) == 0:
+            return np.zeros((0, 3), np.float32), np.zeros(0, np.float32)
+        blob = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
+        self.net.setInput(blob)
+        out = self.net.forward().reshape(len(patches), -1)
+        logits = out[:, :3] - out[:, :3].max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True), out[:, 3]
+
+
+@lru_cache(maxsize=4)
+def load(path: str | None = None) -> OccupancyModel:
+    return OccupancyModel(path or WEIGHTS)

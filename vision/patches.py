@@ -1,0 +1,121 @@
+"""Square patches in a canonical view, for the occupancy model.
+
+Each square is resampled from the frame onto the board's plane, seen from straight
+above, turned so that the camera is below the patch: a piece's top, which lies further
+from the camera the taller the piece, is always displaced upwards. One cv2.remap per
+frame fetches every patch (the map is built once per pose).
+
+Patches are normalised by the board itself: the median colour of the playing squares'
+corners (beyond any piece's reach from above: the empty playing colour under this light)
+is subtracted, and the result divided by the contrast between it and the plain squares.
+So an empty playing square is about zero whatever its colour, and the plain squares are
+about unit length."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .board import BoardPose, light_centres, square_centres
+
+SIDE = 32  # pixels of a patch side
+SPAN = 1.6  # squares a patch covers
+CORNER = 0.43  # corners of a square sampled for the empty colour (squares from the centre)
+
+
+def camera_foot(pose: BoardPose) -> np.ndarray:
+    """(x, y) of the point of the board plane straight below the camera, and its height."""
+    c = pose.camera.centre
+    return np.array([c[0], c[1], max(c[2], 1e-6)])
+
+
+def up_directions(pose: BoardPose, centres: np.ndarray) -> np.ndarray:
+    """Per square, the unit direction on the board away from the camera (a tall piece's
+    top is displaced that way)."""
+    foot = camera_foot(pose)
+    d = centres - foot[:2]
+    norm = np.linalg.norm(d, axis=1, keepdims=True)
+    up = np.where(norm > 0.3, d / np.maximum(norm, 1e-9), np.array([0.0, 1.0]))
+    return up
+
+
+def lean(pose: BoardPose, centres: np.ndarray) -> np.ndarray:
+    """Per square, how far (squares) a point one square high is displaced on the image
+    of the board plane: zero straight below the camera."""
+    foot = camera_foot(pose)
+    return np.linalg.norm(centres - foot[:2], axis=1) / foot[2]
+
+
+class PatchSampler:
+    """Patches of the given squares' centres for one pose."""
+
+    def __init__(self, pose: BoardPose, centres: np.ndarray, side: int = SIDE,
+                 span: float = SPAN):
+        self.side, self.count = side, len(centres)
+        up = up_directions(pose, centres)
+        right = np.column_stack([up[:, 1], -up[:, 0]])
+        t = ((np.arange(side) + 0.5) / side - 0.5) * span
+        # pixel (row i, col j) -> centre + t_j * right - t_i * up
+        pts = (centres[:, None, None, :] + t[None, None, :, None] * right[:, None, None, :]
+               - t[None, :, None, None] * up[:, None, None, :])
+        flat = pts.reshape(-1, 2)
+        pix = pose.project(np.column_stack([flat, np.zeros(len(flat))])).astype(np.float32)
+        self.map_x = pix[:, 0].reshape(self.count * side, side)
+        self.map_y = pix[:, 1].reshape(self.count * side, side)
+        self.lean = lean(pose, centres)
+
+    def __call__(self, frame: np.ndarray) -> np.ndarray:
+        """(count, side, side, 3) float32 BGR."""
+        out = cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        return out.reshape(self.count, self.side, self.side, -1).astype(np.float32)
+
+
+class BoardPatches:
+    """Everything the occupancy model needs from a frame of one pose: patches of the
+    playing squares (and of the plain ones, to tell which parity is played on), and the
+    colours that normalise them."""
+
+    def __init__(self, pose: BoardPose):
+        n = pose.size
+        self.pose = pose
+        self.dark = square_centres(n)
+        self.light = light_centres(n)
+        self.squares = PatchSampler(pose, np.vstack([self.dark, self.light]))
+        corners = (self.dark[:, None, :] + CORNER * np.array(
+            [(1, 1), (1, -1), (-1, 1), (-1, -1)])[None]).reshape(-1, 2)
+        light_corners = (self.light[:, None, :] + CORNER * np.array(
+            [(1, 1), (1, -1), (-1, 1), (-1, -1)])[None]).reshape(-1, 2)
+        pts = np.vstack([corners, light_corners, self.light])
+        pix = pose.project(np.column_stack([pts, np.zeros(len(pts))])).astype(np.float32)
+        self._ref_map = (pix[:, 0].reshape(1, -1).copy(), pix[:, 1].reshape(1, -1).copy())
+        self._counts = (len(corners), len(light_corners), len(self.light))
+
+    def references(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(empty dark colour, empty light colour) as Lab, from the squares' corners and
+        the light squares' centres."""
+        vals = cv2.remap(frame, *self._ref_map, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
+        lab = cv2.cvtColor(vals.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        lab = lab.astype(np.float32)
+        a, b, _ = self._counts
+        return np.median(lab[:a], axis=0), np.median(lab[a:a + b], axis=0)
+
+    def normalised(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(dark-square patches, light-square patches) normalised as the module says,
+        (count, side, side, 3) Lab-based float32; and the (dark, light) reference."""
+        patches = self.squares(frame)
+        dark_ref, light_ref = self.references(frame)
+        return normalise(patches, dark_ref, light_ref), dark_ref, light_ref
+
+
+def to_lab(patches_bgr: np.ndarray) -> np.ndarray:
+    shape = patches_bgr.shape
+    flat = np.clip(patches_bgr, 0, 255).astype(np.uint8).reshape(1, -1, 3)
+    return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(shape).astype(np.float32)
+
+
+def normalise(patches_bgr: np.ndarray, dark_ref: np.ndarray,
+              light_ref: np.ndarray) -> np.ndarray:
+    contrast = max(float(np.linalg.norm(light_ref - dark_ref)), 8.0)
+    return (to_lab(patches_bgr) - dark_ref) / contrast

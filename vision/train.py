@@ -1,0 +1,204 @@
+"""Training the occupancy model (`damas train vision`): a small CNN on synthetic patches
+(`synth`), exported to ONNX for OpenCV's dnn module. Needs the `train` extra (torch,
+onnx); nothing here runs at play time.
+
+Reproducible from a seed: the same seed gives the same patches, the same initial
+weights and the same batches (torch set to deterministic, single-threaded kernels where
+it matters). Whatever is trained here never sees the real photos in ../shared: those
+are for evaluation only."""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from .errors import VisionError
+from .patches import SIDE
+
+CHUNK = 5000
+BATCH = 512
+RENDERED_SHARE = 8  # one patch in eight is cut from a frame of damas' own renderer
+
+
+def _chunk(args):
+    from . import synth
+
+    count, seed = args
+    return synth.batch(count, seed)
+
+
+def make_data(samples: int, seed: int, workers: int, progress=print):
+    """Synthetic patches in chunks with their own seeds (so any worker count gives the
+    same data)."""
+    chunks = [(min(CHUNK, samples - k), seed * 1_000_003 + k // CHUNK)
+              for k in range(0, samples, CHUNK)]
+    xs, ys, ds = [], [], []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for k, (x, y, d) in enumerate(pool.map(_chunk, chunks)):
+            xs.append(x)
+            ys.append(y)
+            ds.append(d)
+            progress(f"patches {min((k + 1) * CHUNK, samples)}/{samples}")
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ds)
+
+
+def _render_chunk(args):
+    """Patches of frames from damas' own renderer (its crowns, stacks, grain and light),
+    read through the same path as at play time, with the truth of every square."""
+    import random
+
+    from damas.calibration.camera import Camera
+    from damas.rules import Position
+
+    from .board import BoardPose
+    from .patches import BoardPatches, normalise
+    from .render import render
+    from .scene import random_scene
+
+    count, seed = args
+    rng = random.Random(seed)
+    xs, ys, ds = [], [], []
+    while sum(len(y) for y in ys) < count:
+        scene = random_scene(rng, king_mark=rng.choice(["crown", "crown", "none"]))
+        name = "international" if scene.size == 10 else rng.choice(["brazilian", "english"])
+        pos = Position.start(name)
+        for _ in range(rng.randrange(0, 160)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        shot = render(scene, pos.pieces())
+        cam = shot.camera
+        pose = BoardPose(scene.size, Camera(cam.intrinsics, cam.R, cam.t / scene.square_mm))
+        patches = BoardPatches(pose)
+        raw = patches.squares(shot.image)
+        dark_ref, light_ref = patches.references(shot.image)
+        n = scene.size * scene.size // 2
+        x = normalise(raw[:n], dark_ref, light_ref)
+        pieces = pos.pieces()
+        lean = patches.squares.lean[:n]
+        for s in range(1, n + 1):
+            v = pieces.get(s)
+            crowned = v is not None and v.isupper() and scene.king_mark == "crown"
+            ys.append([0 if v is None else 2 if crowned else 1])
+            height = 0.0 if v is None else scene.piece_height * (2 if v.isupper() else 1)
+            ds.append([lean[s - 1] * height])
+        xs.append(x)
+    return (np.concatenate(xs)[:count], np.concatenate(ys).ravel()[:count].astype(np.int64),
+            np.concatenate(ds).ravel()[:count].astype(np.float32))
+
+
+def make_render_data(samples: int, seed: int, workers: int, progress=print):
+    chunks = [(min(2000, samples - k), seed * 7919 + k // 2000)
+              for k in range(0, samples, 2000)]
+    xs, ys, ds = [], [], []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for k, (x, y, d) in enumerate(pool.map(_render_chunk, chunks)):
+            xs.append(x)
+            ys.append(y)
+            ds.append(d)
+            progress(f"rendered patches {min((k + 1) * 2000, samples)}/{samples}")
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ds)
+
+
+def _model():
+    """A full 3x3 convolution, then depthwise-separable ones (a 3x3 per channel, a 1x1
+    across): about 0.7 M multiply-adds a patch, so a 10x10 board's 100 patches take a
+    few milliseconds on one core. Outputs: three logits and the top's displacement."""
+    import torch.nn as nn
+
+    def full(cin, cout, stride):
+        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True)]
+
+    def separable(cin, cout, stride):
+        return [nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
+                nn.BatchNorm2d(cin), nn.ReLU(inplace=True),
+                nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *full(3, 16, 2), *separable(16, 32, 1), *separable(32, 48, 2),
+        *separable(48, 64, 1), *separable(64, 96, 2), nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(), nn.Linear(96, 4))
+
+
+def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
+          workers: int = 2, progress=print, cache: Path | None = None) -> dict:
+    """Trains and writes `out` (ONNX) after every epoch, so a long run can be used (or
+    stopped) at any point. `cache`: a .npz to keep the generated patches in and reuse
+    (same samples and seed only)."""
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        raise VisionError("training needs the train extra: pip install -e '.[train]'") from None
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    t0 = time.time()
+    rendered = samples // RENDERED_SHARE
+    if cache is not None and Path(cache).exists():
+        data = np.load(cache)
+        if int(data["seed"]) != seed or len(data["y"]) != samples:
+            raise VisionError(f"{cache}: made for another seed or sample count")
+        x, y, d = data["x"], data["y"], data["d"]
+    else:
+        x, y, d = make_data(samples - rendered, seed, workers, progress)
+        xr, yr, dr = make_render_data(rendered, seed, workers, progress)
+        mix = np.random.default_rng(seed).permutation(samples)
+        x, y, d = (np.concatenate([a, b])[mix] for a, b in ((x, xr), (y, yr), (d, dr)))
+        if cache is not None:
+            np.savez(cache, x=x, y=y, d=d, seed=seed)
+    hold = max(1000, samples // 50)  # a held-out slice, to report
+    xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
+    yt, dt = torch.from_numpy(y), torch.from_numpy(d)
+    x_val, y_val, x_tr, y_tr, d_tr = xt[:hold], yt[:hold], xt[hold:], yt[hold:], dt[hold:]
+    model = _model()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * (len(x_tr) // BATCH)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(x_tr), generator=gen)
+        total = 0.0
+        for k in range(len(x_tr) // BATCH):
+            idx = order[k * BATCH:(k + 1) * BATCH]
+            xb, yb, db = x_tr[idx], y_tr[idx], d_tr[idx]
+            flip = torch.rand(len(xb), generator=gen) < 0.5  # a mirror keeps "up" up
+            xb = torch.where(flip[:, None, None, None], xb.flip(3), xb)
+            logits = model(xb)
+            loss = F.cross_entropy(logits[:, :3], yb, label_smoothing=0.02)
+            piece = yb > 0  # the top's displacement is only asked of pieces
+            if piece.any():
+                loss = loss + 4 * F.smooth_l1_loss(logits[piece, 3], db[piece], beta=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        model.eval()
+        with torch.no_grad():
+            acc = float((model(x_val)[:, :3].argmax(1) == y_val).float().mean())
+        progress(f"epoch {epoch + 1}/{epochs}: loss {total / max(1, k + 1):.4f}, "
+                 f"held-out accuracy {100 * acc:.2f} %")
+        _export(model, out)
+    return {"samples": samples, "epochs": epochs, "seed": seed, "held_out_accuracy": acc,
+            "seconds": time.time() - t0, "bytes": out.stat().st_size}
+
+
+def _export(model, out: Path) -> None:
+    import torch
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    model.eval()
+    torch.onnx.export(model, torch.zeros(1, 3, SIDE, SIDE), str(tmp), input_names=["patch"],
+                      output_names=["logits"], dynamic_axes={"patch": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    os.replace(tmp, out)
