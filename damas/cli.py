@@ -47,6 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--frames", type=int, help="vision: how many rendered frames")
     bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set")
+    bench.add_argument("--photos", metavar="DIR",
+                       help="vision: score the labelled photos of DIR (labels.json) instead")
+    bench.add_argument("--annotate", metavar="OUT",
+                       help="vision --photos: write an annotated image of every miss to OUT")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 

@@ -41,6 +41,7 @@ class DemoOptions:
     pdn: str | None = None
     video: str | None = None
     resume: bool = False
+    calibration: str | None = None  # read the simulated camera through this folder
 
 
 @dataclass
@@ -148,6 +149,7 @@ class Demo:
         position = game.position if game is not None else Position.start(self.variant)
         session = None
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
+                                calibration=self.o.calibration,
                                 seed=self.rng.randrange(1 << 30), position=position,
                                 slip_rate=self.o.irregular_rate,
                                 game_of=lambda: session.game if session else None,

@@ -40,8 +40,10 @@ PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a whi
 class Recorder:
     def __init__(self, variant: str, control: TimeControl, journal: str | Path,
                  pdn: str | Path, white: str = "?", black: str = "?", event: str = "?",
-                 settle: float = 1.0, resume: bool = False, out=print, display=None):
+                 settle: float = 1.0, resume: bool = False, out=print, display=None,
+                 calibration: str | None = None):
         self.variant = get_variant(variant)
+        self.calibration = calibration  # folder: the lens, pose and set's colours
         self.control = control
         self.journal_path = Path(journal)
         self.pdn_path = Path(pdn)
@@ -77,7 +79,9 @@ class Recorder:
         from damas.vision.pipeline import BoardReader
         from damas.vision.settle import SettleDetector
 
-        reader = BoardReader(self.variant.size, known=self.tracker.position)
+        size, known = self.variant.size, self.tracker.position
+        reader = (BoardReader.from_calibration(self.calibration, size, known=known)
+                  if self.calibration else BoardReader(size, known=known))
         detector = SettleDetector()
         feed = frames if isinstance(frames, CameraFeed) else None
         source = None if feed is not None else iter(frames)
@@ -103,7 +107,7 @@ class Recorder:
                 now = n / fps + away if fps else clock() - begun
                 n += 1
                 reading = reader.read(frame)
-                settled = detector.update(reader.last_samples.motion_vector(), reading)
+                settled = detector.update(reader.motion_vector(), reading)
                 events = []
                 if settled is not None:
                     reader.settled(settled)

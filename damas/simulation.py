@@ -343,14 +343,18 @@ class SimWorld:
 def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: str = "board",
                     seed: int = 1, faults: Faults | None = None, game_of=lambda: None,
                     slip_rate: float = 0.1, leave_rate: float = 0.0,
-                    arrive_rate: float = 0.0, position=None, told=None) -> SimWorld:
+                    arrive_rate: float = 0.0, position=None, told=None,
+                    calibration: str | None = None) -> SimWorld:
     """A machine simulator with the start position on its board: a robot (`robot`:
     sim-python or sim-firmware) or, with `robot=None`, an LED grid on the Python simulator
     that the visitor follows for the machine's moves; a visitor; and a camera
     (`camera`: "board" reads perfectly, "rendered" goes through the real vision
     pipeline). `game_of` gives the game being played, which the visitor looks at, and
     `told` whether the session shows an irregularity (the visitor waits for it);
-    `position` is what stands on the board at first (default: the start)."""
+    `position` is what stands on the board at first (default: the start). With a
+    `calibration` folder the rendered camera is read through it; a folder with no
+    calibration yet gets one of this table first, made from a frame of the start
+    position as `damas calibrate board` makes it."""
     from damas.robot.grbl import GrblDriver
     from damas.robot.leds import LedGrid
     from damas.robot.machine import example_machine
@@ -392,5 +396,32 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
     if camera == "board":
         watch = BoardCamera(table, squares)
     else:
-        watch = VisionWatch(RenderedCamera(table, scene), size, known=start, still_frames=2)
+        camera_feed = RenderedCamera(table, scene)
+        if calibration:
+            calibrate_table(scene, start.variant.name, calibration)
+        watch = VisionWatch(camera_feed, size, known=start, still_frames=2,
+                            calibration=calibration)
     return SimWorld(mover, table, visitor, watch, clock, session)
+
+
+def calibrate_table(scene, variant: str, folder: str) -> None:
+    """Writes a board calibration of the simulated table's camera into `folder`, unless
+    one is there, from a rendered frame of the start position."""
+    from pathlib import Path
+
+    from damas.calibration.board import BOARD_FILE, BoardCalibration, save_board
+    from damas.rules import Position
+    from damas.vision.calibrate import learn_set
+    from damas.vision.pipeline import BoardReader
+    from damas.vision.render import render
+
+    if (Path(folder) / BOARD_FILE).exists():
+        return
+    start = Position.start(variant)
+    reader = BoardReader(scene.size, known=start)
+    reader.read(render(scene, start.pieces()).image)
+    colours, _ = learn_set(reader, start)
+    side = reader.pose.white_side_in_image()
+    save_board(folder, BoardCalibration(start.variant.name, scene.size, reader.pose.camera,
+                                        (float(side[0]), float(side[1])), colours,
+                                        start.fen(), reader.playing))

@@ -17,13 +17,15 @@ class EndOfFrames(DamasError):
 
 class VisionWatch:
     def __init__(self, camera, size: int, known: Position, still_frames: int = 3,
-                 on_frame=None):
+                 on_frame=None, calibration: str | None = None):
         from damas.vision.pipeline import BoardReader
         from damas.vision.settle import SettleDetector
 
         self.camera = camera  # damas.camera.CameraFeed, or a simulated camera like it
         self.size = size
-        self.reader = BoardReader(size, known=known)
+        # a calibration folder gives the lens, the board's pose and the set's colours
+        self.reader = (BoardReader.from_calibration(calibration, size, known=known)
+                       if calibration else BoardReader(size, known=known))
         self._detector = SettleDetector
         self.detector = SettleDetector(still_frames)
         self.on_frame = on_frame  # (image, reading) for the video and the web page
@@ -33,7 +35,7 @@ class VisionWatch:
         if frame is None:
             raise EndOfFrames("the recording has ended")
         reading = self.reader.read(frame)
-        out = self.detector.update(self.reader.last_samples.motion_vector(), reading)
+        out = self.detector.update(self.reader.motion_vector(), reading)
         if out is not None:
             self.reader.settled(out)
         if self.on_frame is not None:

@@ -2,7 +2,9 @@
 
 Modules (import what you need; the package itself loads nothing heavy):
 `render` and `scene` (the physical-board renderer), `handmove` (moves made by hand),
-`sources` (cameras, videos, folders), `locate` (the board in a frame), `sampler` and
-`read` (the squares), `pipeline` (`BoardReader`: frames to readings), `settle`
-(`SettleDetector`), `annotate`, `markers`, `bench` (`damas bench vision`).
+`sources` (cameras, videos, folders), `corners`, `extent`, `fit`, `markers` and `locate`
+(the board in a frame), `patches`, `occupancy` and `read` (the squares), `pipeline`
+(`BoardReader`: frames to readings), `settle` (`SettleDetector`), `calibrate` (a set
+learned from a photo), `annotate`, `photos` and `photobench` (labelled real photos),
+`bench` (`damas bench vision`), `synth` and `train` (the occupancy model's training).
 """

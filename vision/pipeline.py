@@ -1,39 +1,28 @@
-"""The board reader: composes locator, orientation, sampler and square reader into one
-object that turns frames into Readings, keeping the pose between frames (and finding the
-board again when it moves) and adapting the colour model to slow light changes."""
+"""The board reader: composes locator, orientation and square reader into one object
+that turns frames into Readings, keeping the pose between frames (following a bumped
+board or camera, finding it afresh when it moved far) and, with a calibration, the
+set's colours through slow changes of the light."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from damas.calibration.camera import Intrinsics
-from damas.calibration.colour import CLASSES, ColourModel
+from damas.calibration.colour import PieceColours
 from damas.rules import Position
 
 from .board import BoardPose
 from .errors import BoardNotFound, OrientationUnknown, VisionError
-from .height import StackModel, piece_lengths
-from .locate import checker_corners, locate
-from .read import (
-    KING_D2,
-    MIN_ANOMALY,
-    OUTLIER_D2,
-    Occlusion,
-    Reading,
-    body_features,
-    crown_features,
-    crown_score,
-    fit_light,
-    guess_labels,
-    profile_features,
-    read_samples,
-    start_labels,
-    wall_features,
-)
-from .sampler import Sampler
+from .fit import DIAGONALS, checker_corners
+from .locate import Location, locate, track
+from .occupancy import OccupancyModel, load
+from .read import Observation, Reading, SquareReader, decide
 
 SIDES = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+
+
+class PiecesOnLightSquares(VisionError):
+    """The pieces stand on the light squares."""
 
 
 def side_of(direction: np.ndarray) -> str:
@@ -46,53 +35,78 @@ def position_labels(position: Position) -> list[str]:
     return [(position.piece(s) or "e").lower() for s in range(1, n + 1)]
 
 
-def _mirror(labels: list[str]) -> list[str]:
-    """Labels of the board turned half round: square s becomes squares + 1 - s."""
-    return labels[::-1]
+def start_labels(size: int) -> list[str]:
+    per_side = (size // 2 - 1) * size // 2
+    total = size * size // 2
+    return ["b"] * per_side + ["e"] * (total - 2 * per_side) + ["w"] * per_side
 
 
 class BoardReader:
     """Reads frames of one board.
 
-    size: 8 or 10. model: a learned ColourModel, or None to learn one from the first
-    frame (`known` position given, or the start position recognised, or clustering when
-    `white_at` says where White sits). white_at: "bottom", "top", "left" or "right" of
-    the image, or a unit image vector (from a calibration)."""
+    size: 8 or 10. colours: the set's colours from a calibration (else each frame's
+    pieces are split into two colours by themselves). white_at: "bottom", "top", "left"
+    or "right" of the image, or a unit image vector (from a calibration); without it
+    (and without damas' own markers) the start position or `known` tells, else White's
+    side is a guess, said so in the reading's notes. playing: "dark" (the rules) or
+    "light" (a set played on the light squares)."""
 
-    def __init__(self, size: int, model: ColourModel | None = None,
+    def __init__(self, size: int, colours: PieceColours | None = None,
                  intrinsics: Intrinsics | None = None, white_at=None,
                  known: Position | None = None, pose: BoardPose | None = None,
-                 adapt: bool = True, stack: StackModel | None = None,
-                 kings_by_height: bool = False):
+                 adapt: bool = True, playing: str = "dark",
+                 model: OccupancyModel | None = None):
+        if playing not in ("dark", "light"):
+            raise VisionError(f"playing squares must be dark or light, not {playing!r}")
         self.size = size
-        self.model = model
+        self.colours = colours
         self.intrinsics = intrinsics
         self.white_dir = (np.array(SIDES[white_at]) if isinstance(white_at, str)
                           else None if white_at is None else np.asarray(white_at, float))
         self.known = known
         self.adapt = adapt
+        self.playing = playing
+        self.model = model or load()
         self.pose: BoardPose | None = None
-        self.sampler: Sampler | None = None
-        self.occlusion: Occlusion | None = None
+        self.squares: SquareReader | None = None
         self.relocations = 0
-        # men's size and height, to tell kings without a crown by their stacks: off
-        # unless asked for, as it still takes a man for a king now and then
-        self.kings_by_height = kings_by_height or stack is not None
-        self.stack = stack
+        self.guessed_side = False
+        self.last: Observation | None = None
+        self._corner_reference: float | None = None
         if pose is not None:
             self.set_pose(pose)
+
+    @classmethod
+    def from_calibration(cls, folder, size: int, known: Position | None = None,
+                         **options) -> BoardReader:
+        """A reader set up from a calibration folder (`damas calibrate board`, and
+        `camera` when there): the set's colours, White's side, the playing squares, the
+        lens, and the board's pose to start from."""
+        from damas.calibration.board import load_board, load_camera
+        from damas.calibration.errors import CalibrationError
+
+        board = load_board(folder)
+        if board.size != size:
+            raise CalibrationError(
+                f"{folder}: calibrated for a {board.size}x{board.size} board, not "
+                f"{size}x{size}: check the variant or calibrate again")
+        camera = load_camera(folder)
+        pose = BoardPose(size, board.camera, "calibration")
+        reader = cls(size, colours=board.colours,
+                     intrinsics=camera.intrinsics if camera else None,
+                     white_at=board.white_at, known=known, playing=board.playing, **options)
+        reader.set_pose(pose.turned(1) if board.playing == "light" else pose)
+        return reader
 
     # --- pose -------------------------------------------------------------------------
 
     def set_pose(self, pose: BoardPose, frame: np.ndarray | None = None) -> None:
         self.pose = pose
-        self.sampler = Sampler(pose)
-        self.occlusion = Occlusion(pose, self.sampler)
+        self.squares = SquareReader(pose, self.model)
         n = pose.size
         corners = np.array([(i - n / 2, j - n / 2) for j in range(1, n) for i in range(1, n)])
-        offsets = [(0.14, 0.14), (-0.14, -0.14), (0.14, -0.14), (-0.14, 0.14)]
-        pts = np.vstack([np.column_stack([corners + o, np.zeros(len(corners))])
-                         for o in offsets])
+        pts = np.vstack([np.column_stack([corners + d, np.zeros(len(corners))])
+                         for d in DIAGONALS])
         pix = pose.project(pts).astype(np.float32)
         self._corner_maps = (pix[:, 0].reshape(1, -1).copy(), pix[:, 1].reshape(1, -1).copy())
         self._corner_reference = self._corner_fraction(frame) if frame is not None else None
@@ -100,15 +114,25 @@ class BoardReader:
     def _corner_fraction(self, frame: np.ndarray) -> float:
         """Share of the inner corners where four squares visibly meet: high while the
         grid sits on the board, low once the board or camera has moved."""
+        import cv2
+
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         vals = cv2.remap(grey, *self._corner_maps, cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
         return float(checker_corners(vals.reshape(4, -1)).mean())
 
     def locate(self, frame: np.ndarray) -> BoardPose:
-        """A fresh locate, oriented; sets the pose (and the model, if none yet)."""
-        loc = locate(frame, self.size, self.intrinsics)
+        """A fresh locate, oriented; sets the pose."""
+        loc = locate(frame, self.size, self.intrinsics, use_markers=self.white_dir is None)
+        self._adopt(frame, loc)
+        return self.pose
+
+    def _adopt(self, frame: np.ndarray, loc: Location) -> None:
         pose = loc.pose
+        if self.playing == "light":
+            pose = pose.turned(1)
+        else:
+            self._check_parity(frame, pose)
         if not loc.oriented:
             candidates = [pose, pose.turned(2)]
             if self.white_dir is not None:
@@ -117,135 +141,94 @@ class BoardReader:
             else:
                 pose = self._orient_by_position(frame, candidates)
         self.set_pose(pose, frame)
-        if self.white_dir is None:
-            # from now on a bumped board is re-found the same way round
+        if self.white_dir is None and not self.guessed_side:
+            # from now on a bumped board is found again the same way round
             self.white_dir = pose.white_side_in_image()
-        if self.model is None:
-            self.model = self._learn(frame)
-        return pose
+
+    def _check_parity(self, frame: np.ndarray, pose: BoardPose) -> None:
+        obs = SquareReader(pose, self.model).observe(frame)
+        on_plain = int((obs.plain_probs[:, 0] < 0.5).sum())
+        on_playing = int((obs.probs[:, 0] < 0.5).sum())
+        if on_plain >= 3 and on_plain > 2 * on_playing:
+            raise PiecesOnLightSquares(
+                f"the pieces stand on the light squares ({on_plain} there, {on_playing} on "
+                "the dark ones): the rules (000 §2.2, §5.3) play on the dark squares; to "
+                "read this set as it is, use --playing-squares light")
 
     def _orient_by_position(self, frame, candidates: list[BoardPose]) -> BoardPose:
         """Without markers or a side: the way round that makes the known position (or
-        the start position) fit, White being the lighter pieces."""
+        the start position) fit; else the way round with White's pieces nearer White's
+        edge; else a guess, noted in the readings."""
         labels = (position_labels(self.known) if self.known is not None
                   else start_labels(self.size))
-        sampler = Sampler(candidates[0])
-        samples = sampler.sample(frame)
-        seen, feats = guess_labels(samples, sampler)
-        if seen == labels:
-            return candidates[0]
-        if seen == _mirror(labels):
-            return candidates[1]
-        # fall back to fitting the colour model both ways round: the way that explains
-        # every square, with White's pieces the lighter ones
-        best = None
-        for k, cand in enumerate(candidates):
-            lab = labels if k == 0 else _mirror(labels)
-            arr = np.array(lab)
-            if sum(a != b for a, b in zip(seen, lab, strict=True)) > 2:
-                continue  # the clusters disagree with this position: not it
-            if not {"w", "b"} <= set(lab) or feats[arr == "w"].mean() <= feats[arr == "b"].mean():
-                continue
-            try:
-                model = ColourModel.learn([(feats, lab)])
-            except Exception:
-                continue
-            _, _, d2 = model.classify(feats)
-            worst = float(np.sort(d2)[-3:].mean())
-            if worst < OUTLIER_D2 and (best is None or worst < best[0]):
-                best = (worst, cand)
-        if best is not None:
-            return best[1]
-        raise OrientationUnknown(
-            "the board is found but not where White sits: give --white-at "
-            "(bottom, top, left, right), a calibration, or show the start position")
-
-    def _learn(self, frame) -> ColourModel:
-        samples = self.sampler.sample(frame)
-        light = fit_light(samples.light, self.sampler.light_xy, self.size)
-        men_known = True  # are all pieces in `labels` known to be men (or known kings)?
+        reading = decide(SquareReader(candidates[0], self.model).observe(frame), self.size,
+                         self.colours)
+        seen = [reading.squares[s].lower() for s in range(1, len(labels) + 1)]
+        fits = [sum(a == b for a, b in zip(seen, lab, strict=True))
+                for lab in (labels, labels[::-1])]
+        if max(fits) >= len(labels) - 2 and fits[0] != fits[1]:
+            return candidates[int(np.argmax(fits))]
         if self.known is not None:
-            labels = position_labels(self.known)
-            feats = body_features(samples, light, self.sampler)
-        else:
-            labels, feats = guess_labels(samples, self.sampler)
-            # a start position in view: trust its layout over the clustering
-            start = start_labels(self.size)
-            men_known = sum(a != b for a, b in zip(labels, start, strict=True)) <= 2
-            if men_known:
-                labels = start
-        walls = wall_features(samples, light, self.sampler)
-        model = ColourModel.learn([(feats, labels), (walls, labels)], light.spread)
-        # a crown must stand out from men's tops further than any did here, twice over
-        # (a noisy camera or a saturated colour spreads men's tops wider)
-        crowns = crown_features(samples, light, self.sampler)
-        kings = set() if self.known is None else {
-            s for s, v in self.known.pieces().items() if v.isupper()}
-        scores = [crown_score(crowns[i], CLASSES.index(lab), model)
-                  for i, lab in enumerate(labels) if lab != "e" and i + 1 not in kings]
-        if scores and men_known:  # (among pieces of unknown rank, kings would count)
-            model.crown_limit = max(KING_D2, 2.0 * max(scores))
-        if self.kings_by_height:
-            lengths = piece_lengths(profile_features(samples, light, self.sampler), labels,
-                                    model, OUTLIER_D2)
-            if self.known is not None:  # only men teach a man's height
-                kings = [s for s, v in self.known.pieces().items() if v.isupper()]
-                lengths[[s - 1 for s in kings]] = np.nan
-            self.stack = StackModel.fit(lengths, self.sampler.slant())
-        return model
+            raise OrientationUnknown(
+                "the board is found but the position in view is not the one given: give "
+                "--white-at (bottom, top, left, right) or show the position")
+        # White's men start on White's half: the colours' mean rows say which way round
+        rows = {c: [(s - 1) // (self.size // 2) for s, v in reading.squares.items()
+                    if v.lower() == c] for c in "wb"}
+        if rows["w"] and rows["b"] and abs(np.mean(rows["w"]) - np.mean(rows["b"])) >= 1.0:
+            return candidates[0] if np.mean(rows["w"]) > np.mean(rows["b"]) else candidates[1]
+        self.guessed_side = True
+        return candidates[0]
 
-    # --- frames -----------------------------------------------------------------------
-
-    def _pose_still_fits(self, frame, samples) -> bool:
-        """Cheap check that the board has not moved: the light squares still look like one
-        smooth field (a bumped board or camera puts them on dark squares and pieces)."""
-        if not self.sampler.inside(frame.shape):
-            return False
-        light = fit_light(samples.light, self.sampler.light_xy, self.size)
-        res = np.linalg.norm(light.residual, axis=1)
-        off = res > max(6 * self.model.light_spread, MIN_ANOMALY)
-        if off.mean() < 0.3:
-            return True
-        # many light squares look wrong: a moved board, or only a hand and its shadow?
+    def _pose_still_fits(self, frame) -> bool:
         if self._corner_reference is None:
             self._corner_reference = self._corner_fraction(frame)
             return True
         return self._corner_fraction(frame) > 0.5 * self._corner_reference
 
+    # --- frames -----------------------------------------------------------------------
+
     def read(self, frame: np.ndarray) -> Reading:
-        if frame is None or frame.ndim != 3:
+        if frame is None or getattr(frame, "ndim", 0) != 3:
             raise VisionError("expected a colour image")
         if self.pose is None:
             self.locate(frame)
-            samples = self.sampler.sample(frame)
-        else:
-            samples = self.sampler.sample(frame)
-            if not self._pose_still_fits(frame, samples):
-                try:
+        elif not self._pose_still_fits(frame):
+            try:
+                try:  # a small move: follow it from the last pose
+                    moved = track(frame, self.pose, self.intrinsics)
+                    if moved.corners_used < 0.5 * (self.size - 1) ** 2:
+                        raise BoardNotFound("too few corners followed")
+                    self.set_pose(moved.pose, frame)
+                except BoardNotFound:
                     self.locate(frame)
-                    self.relocations += 1
-                    samples = self.sampler.sample(frame)
-                except (BoardNotFound, OrientationUnknown):
-                    # covered or moved out of view: nothing can be said this frame
-                    n = self.size * self.size // 2
-                    return Reading(self.size, {s: "?" for s in range(1, n + 1)},
-                                   {s: 0.0 for s in range(1, n + 1)}, hand=True,
-                                   board_found=False)
-        reading, feats, labels = read_samples(samples, self.sampler, self.model,
-                                              self.occlusion,
-                                              self.stack if self.kings_by_height else None)
-        self.last_samples = samples
-        self.last_features = (feats, labels)
+                self.relocations += 1
+            except (BoardNotFound, OrientationUnknown):
+                # covered or moved out of view: nothing can be said this frame
+                n = self.size * self.size // 2
+                return Reading(self.size, {s: "?" for s in range(1, n + 1)},
+                               {s: 0.0 for s in range(1, n + 1)}, hand=True,
+                               board_found=False)
+        self.last = self.squares.observe(frame)
+        reading = decide(self.last, self.size, self.colours)
+        notes = ("White's side is a guess: give --white-at or show the start position",) \
+            if self.guessed_side else ()
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
-                       True, side_of(self.pose.white_side_in_image()))
+                       True, side_of(self.pose.white_side_in_image()), notes)
+
+    def motion_vector(self) -> np.ndarray:
+        """A coarse copy of the last frame's squares, for the settle detector."""
+        if self.last is None:
+            raise VisionError("no frame read yet")
+        return self.last.motion
 
     def settled(self, reading: Reading) -> None:
-        """Tell the reader a reading was settled: its confident squares teach the model
-        the current light."""
-        if not self.adapt or self.model is None:
+        """Tell the reader a reading was settled: its confident pieces teach the set's
+        colours the current light."""
+        if not self.adapt or self.colours is None or self.last is None:
             return
-        feats, labels = self.last_features
-        keep = [i for i, s in enumerate(range(1, len(labels) + 1))
-                if reading.squares[s] != "?" and reading.confidence[s] > 0.99]
+        keep = [s - 1 for s, v in reading.squares.items()
+                if v in "wbWB" and reading.confidence[s] > 0.99]
         if keep:
-            self.model.adapt(feats[keep], [labels[i] for i in keep])
+            self.colours.adapt(self.last.tops[keep],
+                               [reading.squares[s + 1] for s in keep])

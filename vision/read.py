@@ -1,12 +1,17 @@
-"""The square reader: from the samples of one frame to a Reading of every dark square
-(empty, white, black, king, or unknown) with a confidence.
+"""The square reader: from a frame of a located board to a Reading of every playing
+square (empty, white, black, a king of either, or unknown) with a confidence.
 
-Colours are compared after dividing out the light: the light squares are always empty,
-so a smooth field fitted to their log colour says how much light falls where; every
-sample is taken relative to it. No threshold is set by hand: classes come from a colour
-model learned on a known position (or from clustering the squares when none is known),
-and "unknown" means a square that none of the classes explains, or that lies next to a
-light square or frame cell that no longer looks like itself (a hand, an arm).
+1. Every square's patch (`patches`) goes through the occupancy model (`occupancy`):
+   empty, a piece, a crowned piece, and how far the piece's top stands from its base.
+2. The pieces' colours are the colour of their tops. With a calibration they are told
+   by the set's learned colours; without, the tops are split into two groups only if
+   two groups explain them better than one (Bayesian information criterion), and the
+   lighter group is White.
+3. A king is a crowned piece, or a piece standing about twice as high as the men (two
+   men stacked: visible only when the camera sees the pieces from the side enough).
+4. A square nobody plays on that looks occupied has something over it (a hand, an arm):
+   the playing squares near it are unknown. So is any square the model is unsure of:
+   a `?` rather than a confident wrong reading.
 """
 
 from __future__ import annotations
@@ -16,21 +21,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from damas.calibration.colour import CLASSES, ColourModel
+from damas.calibration.colour import Gaussian, PieceColours
 from damas.rules import geometry
 from damas.rules.fen import write_fen
 
 from .board import BoardPose
-from .errors import VisionError
-from .height import StackModel, piece_lengths
-from .sampler import CORNERS, MAN_HEIGHT, Sampler, Samples
+from .occupancy import OccupancyModel
+from .patches import SIDE, SPAN, BoardPatches, normalise
 
-# squared distances in units of the class spread (chi-square, 3 degrees of freedom)
-OUTLIER_D2 = 25.9  # p = 1e-5: a square no class explains
-KING_D2 = 30.7  # p = 1e-6: the least a crown must stand out (see ColourModel.crown_limit)
-# a change smaller than this (log units) is never taken for a hand: sensor noise and
-# JPEG blocks move single cells by a few per cent
-MIN_ANOMALY = 0.22
+SURE = 0.9  # the least probability a reading is given for (else `?`)
+STACK = 1.6  # a piece at least this many men high is two men stacked (a king)
 
 
 @dataclass(frozen=True)
@@ -82,287 +82,188 @@ class Reading:
             "unknown": self.unknown,
             "hand": self.hand,
             "white_at": self.white_at,
+            "notes": list(self.notes),
         })
 
 
-# --- light -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Observation:
+    """What the model saw on one frame, before any decision: per playing square, then per
+    plain square."""
 
-def _design(xy: np.ndarray, size: int) -> np.ndarray:
-    x, y = xy[:, 0] / size, xy[:, 1] / size
-    return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
-
-
-@dataclass
-class LightField:
-    coef: np.ndarray  # (6, 3)
-    size: int
-    spread: float  # robust spread of the light squares around the field
-    residual: np.ndarray  # (light squares, 3)
-
-    def at(self, xy: np.ndarray) -> np.ndarray:
-        return _design(xy, self.size) @ self.coef
+    probs: np.ndarray  # (playing, 3) empty / piece / crowned
+    shift: np.ndarray  # (playing,) the top's displacement, squares
+    tops: np.ndarray  # (playing, 3) normalised colour of each top
+    plain_probs: np.ndarray  # (plain, 3)
+    lean: np.ndarray  # (playing,) displacement of a point one square high
+    motion: np.ndarray  # a coarse copy of the patches, for the settle detector
 
 
-def log_colour(bgr: np.ndarray) -> np.ndarray:
-    return np.log(bgr[:, ::-1] + 4.0)  # RGB order, +4 keeps black finite under noise
+class SquareReader:
+    """Reads the squares of one pose."""
+
+    def __init__(self, pose: BoardPose, model: OccupancyModel):
+        self.pose = pose
+        self.model = model
+        self.patches = BoardPatches(pose)
+        n = pose.size
+        self.playing = n * n // 2
+        self.lean = self.patches.squares.lean[: self.playing]
+        dark, light = self.patches.dark, self.patches.light
+        dist = np.linalg.norm(dark[:, None] - light[None], axis=2)
+        self.near_plain = dist < 1.6  # (playing, plain): plain squares within reach
+
+    def observe(self, frame: np.ndarray) -> Observation:
+        raw = self.patches.squares(frame)
+        dark_ref, light_ref = self.patches.references(frame)
+        k = self.playing
+        playing = normalise(raw[:k], dark_ref, light_ref)
+        # a plain square is read as an empty square of its own colour would be
+        plain = normalise(raw[k:], light_ref, dark_ref)
+        probs, shift = self.model(np.concatenate([playing, plain]))
+        tops = top_colours(playing, shift[:k])
+        motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
+        return Observation(probs[:k], shift[:k], tops, probs[k:], self.lean,
+                           motion.reshape(-1))
 
 
-def fit_light(light_bgr: np.ndarray, light_xy: np.ndarray, size: int) -> LightField:
-    """A quadratic log-light field through the light squares. Robust: it starts from the
-    median light and reweights (Cauchy) so that squares under a hand or its shadow, even
-    a third of them, pull it little."""
-    y = log_colour(light_bgr)
-    A = _design(light_xy, size)
-    coef = np.zeros((A.shape[1], 3))
-    coef[0] = np.median(y, axis=0)
-    spread = 0.01
-    for _ in range(6):
-        norm = np.linalg.norm(y - A @ coef, axis=1)
-        spread = max(1.4826 * float(np.median(norm)), 0.01)
-        scale = max(spread, 0.03)
-        w = 1.0 / (1.0 + (norm / (2 * scale)) ** 2)
-        sw = np.sqrt(w)[:, None]
-        coef, *_ = np.linalg.lstsq(A * sw, y * sw, rcond=None)
-    return LightField(coef, size, spread, y - A @ coef)
+_PX = SIDE / SPAN  # patch pixels a square
+_DISC = np.array([(dy, dx) for dy in range(-2, 3) for dx in range(-2, 3)
+                  if dy * dy + dx * dx <= 4.5])
+_ALONG = np.linspace(0, 1, 5)
 
 
-# --- occlusion ------------------------------------------------------------------------------
-
-def _covering(board: BoardPose, sampler: Sampler, targets: np.ndarray, radius: float,
-              height: float = 2.5 * MAN_HEIGHT) -> list[list[int]]:
-    """For each target point on the board, the dark squares whose piece (a king, a little
-    wide) could hide it from this camera."""
-    cam = board.camera.centre
-    out = []
-    zs = np.linspace(0, height, 5)
-    for q in targets:
-        near = np.nonzero(np.abs(sampler.dark_xy - q).max(axis=1) < 2.6)[0]
-        hits = []
-        for j in near:
-            c = sampler.dark_xy[j]
-            scale = cam[2] / np.maximum(cam[2] - zs, 1e-6)
-            centres = c + np.outer(zs / np.maximum(cam[2] - zs, 1e-6), c - cam[:2])
-            reach = 0.5 * scale + radius
-            if (np.linalg.norm(centres - q, axis=1) < reach).any():
-                hits.append(int(j))
-        out.append(hits)
-    return out
+def top_colours(patches: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Median normalised colour of each piece, from its base up to its top (the top,
+    and the wall of a tall piece seen from the side, are the piece's own colour)."""
+    centre = SIDE // 2
+    up = np.clip(shift, 0, 0.8) * _PX
+    rows = np.round(centre - up[:, None] * _ALONG[None]).astype(int)  # (N, along)
+    r = np.clip(rows[:, :, None] + _DISC[None, None, :, 0], 0, SIDE - 1).reshape(len(rows), -1)
+    c = np.clip(centre + _DISC[:, 1], 0, SIDE - 1)
+    c = np.broadcast_to(np.tile(c, len(_ALONG)), r.shape)
+    picked = patches[np.arange(len(patches))[:, None], r, c]
+    return np.median(picked, axis=1).astype(np.float32)
 
 
-class Occlusion:
-    """Which light squares and frame cells each piece may hide, for one pose."""
+# --- decisions ---------------------------------------------------------------------------
 
-    def __init__(self, board: BoardPose, sampler: Sampler):
-        self.light_cover = _covering(board, sampler, sampler.light_xy, 0.14)
-        self.ring_cover = _covering(board, sampler, sampler.ring_xy, 0.12)
-        self.sampler = sampler
-
-    @staticmethod
-    def _free(cover: list[list[int]], occupied: np.ndarray) -> np.ndarray:
-        return np.array([not occupied[c].any() if c else True for c in cover])
-
-    def anomalies(self, samples: Samples, light: LightField, occupied: np.ndarray,
-                  light_spread: float):
-        """(light squares, ring cells) that don't look like themselves and that no
-        piece can be hiding."""
-        res = light.residual
-        # a shadow darkens all channels alike, and the field cannot follow a sharp one:
-        # only a change of hue says something lies on the square
-        chroma = res - res.mean(axis=1, keepdims=True)
-        limit = max(6 * light_spread, MIN_ANOMALY)
-        light_bad = np.linalg.norm(chroma, axis=1) > limit / 2
-        light_bad &= self._free(self.light_cover, occupied)
-
-        ring = log_colour(samples.ring) - light.at(self.sampler.ring_xy)
-        ring_res = ring - np.median(ring, axis=0)
-        # again a piece's shadow only darkens; an arm changes the hue or is brighter
-        hue = np.linalg.norm(ring_res - ring_res.mean(axis=1, keepdims=True), axis=1)
-        brighter = np.clip(ring_res.mean(axis=1), 0, None)
-        spread = max(1.4826 * float(np.median(hue)), light_spread)
-        limit = max(6 * spread, MIN_ANOMALY * 1.5)
-        ring_bad = (hue > limit / 2) | (brighter > limit)
-        ring_bad &= self._free(self.ring_cover, occupied)
-        return light_bad, ring_bad
+def _bic(x: np.ndarray, groups: list[np.ndarray]) -> float:
+    """BIC of a mixture of diagonal Gaussians, one per group (lower is better)."""
+    n, d = x.shape
+    ll = 0.0
+    for g in groups:
+        var = np.maximum(g.var(axis=0), 1e-4) if len(g) > 1 else np.full(d, 1e-2)
+        ll += -0.5 * float(((g - g.mean(axis=0)) ** 2 / var).sum()
+                           + len(g) * (np.log(2 * np.pi * var).sum()))
+        ll += len(g) * np.log(len(g) / n)
+    params = len(groups) * 2 * d + len(groups) - 1
+    return -2 * ll + params * np.log(n)
 
 
-# --- reading -----------------------------------------------------------------------------
-
-def body_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
-    return log_colour(samples.body) - light.at(sampler.dark_xy)
-
-
-def wall_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
-    return log_colour(samples.wall) - light.at(sampler.dark_xy)
-
-
-def crown_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
-    """(dark squares, 3 heights, 3): the samples where a king's top may be."""
-    field = light.at(sampler.dark_xy)
-    return np.stack([log_colour(c) - field for c in
-                     (samples.crown, samples.crown_high, samples.crown_top)], axis=1)
-
-
-def profile_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
-    count, points, _ = samples.profile.shape
-    flat = log_colour(samples.profile.reshape(-1, 3)).reshape(count, points, 3)
-    return flat - light.at(sampler.dark_xy)[:, None, :]
-
-
-def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
-                 occlusion: Occlusion | None = None,
-                 stack: StackModel | None = None) -> tuple[Reading, np.ndarray, list[str]]:
-    """(reading, body features, raw labels) for one frame's samples. With a stack
-    model, kings are also told by their height (see `height`)."""
-    n = sampler.board.size
-    light = fit_light(samples.light, sampler.light_xy, n)
-    feats = body_features(samples, light, sampler)
-    labels, conf, d2 = model.classify(feats)
-    outlier = d2 > OUTLIER_D2
-    if outlier.any():
-        # a king's body ring may catch its medallion's glow: its wall, low down, is the
-        # same man's wall as any other's; trust it when it shows a piece
-        walls = wall_features(samples, light, sampler)
-        w_labels, w_conf, w_d2 = model.classify(walls[outlier])
-        for k, i in enumerate(np.nonzero(outlier)[0]):
-            if w_labels[k] != "e" and w_d2[k] <= OUTLIER_D2:
-                labels[i], conf[i], outlier[i] = w_labels[k], w_conf[k], False
-                continue
-            # or a piece's wall turned from the light: its own hue, darker
-            shaded = _shaded_piece(feats[i], model)
-            if shaded is not None:
-                labels[i], conf[i], outlier[i] = shaded, 0.9, False
-    occupied = np.array([lab != "e" for lab in labels]) | outlier
-
-    # a king shows a crown that is neither its own colour nor the board
-    crown = crown_features(samples, light, sampler)
-
-    hand = False
-    near_bad = np.zeros(len(labels), bool)
-    if occlusion is not None:
-        light_bad, ring_bad = occlusion.anomalies(samples, light, occupied, model.light_spread)
-        bad_xy = np.vstack([sampler.light_xy[light_bad], sampler.ring_xy[ring_bad]])
-        hand = bool(len(bad_xy))
-        if hand:
-            dist = np.linalg.norm(sampler.dark_xy[:, None] - bad_xy[None], axis=2)
-            near_bad = (dist < 1.6).any(axis=1)
-            # a hand may match a piece's colour; it cannot show the board at the corners,
-            # and the squares at its edge are half under it
-            covered = ~_board_at_a_corner(samples, light, sampler, model)
-            dist = np.linalg.norm(sampler.dark_xy[:, None] - sampler.dark_xy[None], axis=2)
-            near_bad |= ((dist < 1.5) & covered[None, :]).any(axis=1)
-
-    tall = np.zeros(len(labels), bool)
-    if stack is not None:
-        lengths = piece_lengths(profile_features(samples, light, sampler), labels, model,
-                                OUTLIER_D2)
-        tall = stack.kings(lengths, sampler.slant())
-
-    squares, confidence = {}, {}
-    for i, lab in enumerate(labels):
-        sq = i + 1
-        if outlier[i] or near_bad[i]:
-            squares[sq], confidence[sq] = "?", 0.0
-            continue
-        if lab != "e" and (tall[i] or crown_score(crown[i], CLASSES.index(lab), model)
-                           > model.crown_limit):
-            lab = lab.upper()
-        squares[sq], confidence[sq] = lab, float(conf[i])
-    return Reading(n, squares, confidence, hand=hand), feats, labels
+def split_colours(tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Without a calibration: (P(white) per top, certainty of the split). Two groups only
+    when two explain the tops better than one; a lone group is White when lighter than
+    the playing squares' colour halfway to the plain squares'."""
+    if len(tops) == 0:
+        return np.zeros(0), np.zeros(0)
+    weights = np.array([1.0, 1.5, 1.5])  # lightness varies with shading more than hue
+    x = tops * weights
+    labels = None
+    if len(x) >= 4:
+        labels = _two_means(x)
+        groups = [x[labels == 0], x[labels == 1]]
+        if min(len(g) for g in groups) == 0 or _bic(x, groups) >= _bic(x, [x]):
+            labels = None
+    if labels is None:  # one colour
+        white = float(np.median(tops[:, 0])) > 0.5
+        p = np.full(len(tops), 1.0 if white else 0.0)
+        return p, np.ones(len(tops))
+    g = [Gaussian.fit(tops[labels == k]) for k in (0, 1)]
+    light = 0 if g[0].mean[0] > g[1].mean[0] else 1
+    lw, lb = g[light].log_density(tops), g[1 - light].log_density(tops)
+    p = 1 / (1 + np.exp(np.clip(lb - lw, -50, 50)))
+    return p, np.maximum(p, 1 - p)
 
 
-def _shaded_piece(x: np.ndarray, model: ColourModel) -> str | None:
-    """The piece colour whose top, dimmed (never below 40 %) or slightly brighter,
-    explains `x` alone among the classes; None when none or both do."""
-    fits = []
-    for label in CLASSES:
-        top = model.components[model.index(label)]
-        delta = x - top.mean
-        rest = delta - np.clip(delta.mean(), np.log(0.4), np.log(1.25))
-        fits.append(float(rest @ top.inv @ rest) <= OUTLIER_D2)
-    if fits[0] or fits[1] == fits[2]:  # the board explains it too, or both colours do
-        return None
-    return "w" if fits[1] else "b"
-
-
-def _board_at_a_corner(samples: Samples, light: LightField, sampler: Sampler,
-                       model: ColourModel) -> np.ndarray:
-    """Per dark square: does at least one of its corners show an empty dark square?"""
-    count = len(sampler.dark_xy)
-    xy = (sampler.dark_xy[:, None, :] + np.array(CORNERS)[None]).reshape(-1, 2)
-    feats = log_colour(samples.corners.reshape(-1, 3)) - light.at(xy)
-    empty = model.components[model.index("e")]
-    delta = feats - empty.mean
-    # a shadow (a piece's, the hand's) only darkens: let the brightness fall freely
-    shade = np.clip(delta.mean(axis=1, keepdims=True), np.log(0.35), np.log(1.5))
-    rest = delta - shade
-    d2 = np.einsum("ij,jk,ik->i", rest, empty.inv, rest).reshape(count, len(CORNERS))
-    return (d2 <= OUTLIER_D2).any(axis=1)
-
-
-def crown_score(samples: np.ndarray, own: int, model: ColourModel) -> float:
-    """How far the samples on top (one per height tried) stand from everything a man's
-    top, or what lies beyond it, can show: any piece colour, the board (light or dark),
-    or a blend of his colour with the board (the rim of his top, blurred). The largest
-    over the heights: large on a king's medallion, whatever the set's height."""
-    return max(_crown_distance(x, own, model) for x in samples)
-
-
-def _crown_distance(x: np.ndarray, own: int, model: ColourModel) -> float:
-    d2 = model.distances(x[None])[0]
-    light_var = model.light_spread ** 2 + 0.04 ** 2
-    best = min(float(d2.min()), float(x @ x) / light_var)
-    top = model.components[model.index(CLASSES[own])]
-    a = top.mean
-    for b in (model.mean("e"), np.zeros(3)):
-        t = float(np.clip(np.dot(x - a, b - a) / (np.dot(b - a, b - a) + 1e-12), 0, 1))
-        d = x - (a + t * (b - a))
-        best = min(best, float(d @ top.inv @ d))
-    return best
-
-
-# --- learning without a model ---------------------------------------------------------------
-
-def _kmeans(x: np.ndarray, k: int, iterations: int = 20) -> np.ndarray:
-    """Deterministic k-means (farthest-point start)."""
-    centres = [x[np.argmin(np.linalg.norm(x - np.median(x, axis=0), axis=1))]]
-    while len(centres) < k:
-        d = np.min([np.linalg.norm(x - c, axis=1) for c in centres], axis=0)
-        centres.append(x[np.argmax(d)])
-    c = np.array(centres)
+def _two_means(x: np.ndarray, iterations: int = 25) -> np.ndarray:
+    """Deterministic 2-means, started from the two tops furthest apart along the
+    direction of most spread."""
+    centred = x - x.mean(axis=0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    proj = centred @ axis
+    c = np.array([x[np.argmin(proj)], x[np.argmax(proj)]])
+    labels = np.zeros(len(x), int)
     for _ in range(iterations):
-        assign = np.argmin(np.linalg.norm(x[:, None] - c[None], axis=2), axis=1)
-        new = np.array([x[assign == j].mean(axis=0) if (assign == j).any() else c[j]
-                        for j in range(k)])
-        if np.allclose(new, c):
+        new = np.argmin(np.linalg.norm(x[:, None] - c[None], axis=2), axis=1)
+        if (new == labels).all() and _ > 0:
             break
-        c = new
-    return assign
+        labels = new
+        c = np.array([x[labels == k].mean(axis=0) if (labels == k).any() else c[k]
+                      for k in (0, 1)])
+    return labels
 
 
-def guess_labels(samples: Samples, sampler: Sampler) -> tuple[list[str], np.ndarray]:
-    """Labels e/w/b for a frame with no colour model: three clusters of colour; the
-    empty squares are the cluster that is most even across the square, White the
-    lighter of the other two. Returns (labels, body features)."""
-    n = sampler.board.size
-    light = fit_light(samples.light, sampler.light_xy, n)
-    feats = body_features(samples, light, sampler)
-    unevenness = samples.cells.std(axis=1)
-    scale = feats.std(axis=0) + 1e-6
-    assign = _kmeans(feats / scale, 3)
-    groups = [np.nonzero(assign == j)[0] for j in range(3)]
-    if any(len(g) == 0 for g in groups):
-        raise VisionError("cannot tell empty squares and the two colours of pieces apart "
-                          "in this image: calibrate on the start position first")
-    empty = int(np.argmin([np.median(unevenness[g]) for g in groups]))
-    others = [j for j in range(3) if j != empty]
-    brightness = [feats[groups[j]].mean() for j in others]
-    white = others[int(np.argmax(brightness))]
-    names = {empty: "e", white: "w"}
-    labels = [names.get(int(a), "b") for a in assign]
-    return labels, feats
+def stacked(shift: np.ndarray, lean: np.ndarray, men_height: float | None) -> np.ndarray:
+    """True per piece standing about twice as high as a man (two men: a king), judged
+    only where the view is oblique enough for the difference to show."""
+    heights = shift / np.maximum(lean, 1e-6)
+    seen = lean > 0.15
+    if men_height is None:
+        if seen.sum() < 3:
+            return np.zeros(len(shift), bool)
+        h = np.sort(heights[seen])
+        men_height = float(np.median(h[: max(2, (len(h) + 1) // 2)]))
+    visible = seen & (men_height * lean > 0.06)
+    return visible & (heights > STACK * men_height)
 
 
-def start_labels(size: int) -> list[str]:
-    per_side = (size // 2 - 1) * size // 2
-    total = size * size // 2
-    return ["b"] * per_side + ["e"] * (total - 2 * per_side) + ["w"] * per_side
+def decide(obs: Observation, size: int, colours: PieceColours | None = None) -> Reading:
+    """The reading of one observation."""
+    p_empty = obs.probs[:, 0]
+    occupied = p_empty < 0.5
+    sure_occ = np.maximum(p_empty, 1 - p_empty)
+    # a plain square that looks occupied: something over the board there
+    covered = obs.plain_probs[:, 0] < 0.5
+    hand = bool(covered.any())
+    near_cover = np.zeros(len(p_empty), bool)
+    if hand:
+        dark = _centres(size)
+        plain = _plain_centres(size)
+        bad = plain[covered]
+        near_cover = (np.linalg.norm(dark[:, None] - bad[None], axis=2) < 1.6).any(axis=1)
+    idx = np.nonzero(occupied)[0]
+    tops = obs.tops[idx]
+    if colours is not None:
+        p_white = colours.posterior_white(tops)
+        sure_colour = np.maximum(p_white, 1 - p_white)
+        sure_colour[colours.outlying(tops)] = 0.0
+    else:
+        p_white, sure_colour = split_colours(tops)
+    men = None if colours is None else colours.men_height
+    kings = stacked(obs.shift[idx], obs.lean[idx], men)
+    kings |= obs.probs[idx, 2] > obs.probs[idx, 1]
+    squares, confidence = {}, {}
+    for sq in range(1, len(p_empty) + 1):
+        squares[sq], confidence[sq] = "e", float(sure_occ[sq - 1])
+    for k, i in enumerate(idx):
+        letter = "w" if p_white[k] >= 0.5 else "b"
+        squares[i + 1] = letter.upper() if kings[k] else letter
+        confidence[i + 1] = float(sure_occ[i] * sure_colour[k])
+    for sq in range(1, len(p_empty) + 1):
+        # next to something over the board, only a reading beyond doubt stands
+        if confidence[sq] < (0.99 if near_cover[sq - 1] else SURE):
+            squares[sq], confidence[sq] = "?", 0.0
+    return Reading(size, squares, confidence, hand=hand)
+
+
+def _centres(size: int) -> np.ndarray:
+    from .board import square_centres
+
+    return square_centres(size)
+
+
+def _plain_centres(size: int) -> np.ndarray:
+    from .board import light_centres
+
+    return light_centres(size)

@@ -86,7 +86,7 @@ def settled_readings(frames, reader, detector: SettleDetector | None = None):
     detector = detector or SettleDetector()
     for frame in frames:
         reading = reader.read(frame)
-        out = detector.update(reader.last_samples.motion_vector(), reading)
+        out = detector.update(reader.motion_vector(), reading)
         if out is not None:
             reader.settled(out)
             yield out

@@ -32,6 +32,8 @@ def register(sub) -> None:
     p.add_argument("--fps", type=float, help="frames per second of a video file (its "
                                              "frames then set the time, not the wall clock)")
     p.add_argument("--resume", action="store_true", help="continue the journal's last game")
+    p.add_argument("--calibration", metavar="DIR",
+                   help="folder from `damas calibrate board`: lens, pose, the set's colours")
     p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_record)
 
@@ -57,7 +59,8 @@ def run_record(args) -> int:
     args = apply_config(args, "record", sys.argv[1:])
     recorder = Recorder(args.variant, parse_time_control(args.time_control), args.journal,
                         args.pdn, white=args.white, black=args.black, event=args.event,
-                        settle=args.settle, resume=args.resume)
+                        settle=args.settle, resume=args.resume,
+                        calibration=args.calibration)
     # a live camera that goes away pauses the record until it is back
     game = recorder.run(CameraFeed(str(args.camera)), fps=args.fps)
     print(f"{game.ply} moves recorded, {recorder.irregular} irregularities flagged; "

@@ -27,6 +27,9 @@ def register(sub) -> None:
                    help="continue the last game of the journal")
     p.add_argument("--web", type=int, metavar="PORT",
                    help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
+    p.add_argument("--calibration", metavar="DIR",
+                   help="read the simulated camera through this calibration folder (made "
+                        "from the simulated table's start position when it has none)")
     p.add_argument("--json", action="store_true", help="print only a JSON summary")
     p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_demo)
@@ -41,7 +44,7 @@ def run_demo(args) -> int:
                           games=args.games, max_plies=args.max_plies, human=args.human,
                           robot=args.robot, irregular_rate=args.irregular_rate,
                           journal=args.journal, pdn=args.pdn, video=args.video,
-                          resume=args.resume)
+                          resume=args.resume, calibration=args.calibration)
     out = (lambda *a: None) if args.json else print
     from damas.web import serve_page
 

@@ -26,6 +26,8 @@ def _common(p) -> None:
     p.add_argument("--machine", help="machine description file (default: the example for "
                                      "the board size)")
     p.add_argument("--settle", type=float, default=1.0, help="seconds a board must stay")
+    p.add_argument("--calibration", metavar="DIR",
+                   help="folder from `damas calibrate board`: lens, pose, the set's colours")
     p.add_argument("--web", type=int, metavar="PORT",
                    help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
     p.add_argument("--seed", type=int, default=1, help="of the simulated table")
@@ -83,6 +85,7 @@ def _simulated(args, position, game_of, told, **rates):
     robot = None if getattr(args, "leds", None) else (args.robot or "sim-python")
     return simulated_world(args.variant, robot=robot, camera=SIM_CAMERAS[args.camera],
                            seed=args.seed, game_of=game_of, told=told, position=position,
+                           calibration=args.calibration if args.camera == "sim" else None,
                            **rates)
 
 
@@ -108,7 +111,8 @@ def _real(args, position):
         driver = GrblDriver(leds, home=False, send_and_wait=True)
         driver.connect()
         mover = LedMover(LedGrid(driver, position.variant.squares), driver)
-    return VisionWatch(CameraFeed(str(args.camera)), size, known=position), mover
+    return VisionWatch(CameraFeed(str(args.camera)), size, known=position,
+                       calibration=args.calibration), mover
 
 
 def run_play(args) -> int:

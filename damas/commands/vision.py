@@ -36,15 +36,27 @@ def register(sub) -> None:
     p = sub.add_parser("read", help="read the position on a board from a photo")
     p.add_argument("image")
     p.add_argument("--variant", default="international")
-    p.add_argument("--white-at", choices=SIDES, help="the image side White sits on")
+    p.add_argument("--white-at", choices=SIDES,
+                   help="the image side White sits on (default: markers, the start "
+                        "position, the pieces' halves, or a guess that the output notes)")
     p.add_argument("--calibration", metavar="DIR", help="folder from `damas calibrate`")
+    p.add_argument("--playing-squares", choices=("dark", "light"),
+                   help="the squares the set is played on (default dark, as the rules say)")
     p.add_argument("--turn", choices=("w", "b"), default="w", help="side to move in the FEN")
     p.add_argument("--json", action="store_true")
     p.add_argument("--annotate", metavar="OUT", help="write the frame with grid and readings")
-    p.add_argument("--kings-by-height", action="store_true",
-                   help="also tell kings by the height of their stack (sets without crowns; "
-                        "steep views only, and not yet reliable)")
     p.set_defaults(run=run_read)
+
+    t = command_group(sub, "train", "train a learned part (needs the train extra)")
+    a = t.add_parser("vision", help="train the occupancy model on synthetic patches")
+    a.add_argument("--out", default=None, metavar="FILE.onnx",
+                   help="where to write the model (default: the one damas ships)")
+    a.add_argument("--samples", type=int, default=100_000)
+    a.add_argument("--epochs", type=int, default=5)
+    a.add_argument("--seed", type=int, default=1, help="the same seed trains the same model")
+    a.add_argument("--workers", type=int, default=2, help="processes drawing patches")
+    a.add_argument("--cache", metavar="FILE.npz", help="keep the drawn patches here for reuse")
+    a.set_defaults(run=run_train)
 
     actions = command_group(sub, "calibrate", "calibrate the camera, board or robot")
     a = actions.add_parser("markers", help="print the corner markers to scale")
@@ -74,8 +86,8 @@ def register(sub) -> None:
                    help="folder holding camera.json (default: the --out folder's, if any)")
     a.add_argument("--out", required=True, metavar="DIR")
     a.add_argument("--annotate", metavar="OUT")
-    a.add_argument("--kings-by-height", action="store_true",
-                   help="also learn the men's height, to tell uncrowned kings by it")
+    a.add_argument("--playing-squares", choices=("dark", "light"),
+                   help="the squares the set is played on (default dark)")
     a.set_defaults(run=run_calibrate_board)
 
 
@@ -130,10 +142,10 @@ def run_render(args) -> int:
 # --- read -----------------------------------------------------------------------------
 
 def _reader_for(args, size: int, known=None):
-    """A BoardReader set up from --calibration / --white-at / --camera."""
+    """A BoardReader set up from --calibration / --intrinsics / --white-at /
+    --playing-squares."""
     from damas.calibration.board import load_board, load_camera
     from damas.calibration.errors import CalibrationError
-    from damas.vision.height import StackModel
     from damas.vision.pipeline import BoardReader
 
     calibration = camera = None
@@ -147,12 +159,11 @@ def _reader_for(args, size: int, known=None):
                 f"{args.calibration}: calibrated for a {calibration.size}x{calibration.size} "
                 f"board, not {size}x{size}: check --variant or calibrate again")
     white = args.white_at or (calibration.white_at if calibration else None)
-    reader = BoardReader(size, model=calibration.colour if calibration else None,
+    playing = (getattr(args, "playing_squares", None)
+               or (calibration.playing if calibration else "dark"))
+    reader = BoardReader(size, colours=calibration.colours if calibration else None,
                          intrinsics=camera.intrinsics if camera else None, white_at=white,
-                         known=known, kings_by_height=getattr(args, "kings_by_height", False),
-                         stack=(StackModel.from_dict(calibration.stack)
-                                if calibration and getattr(args, "kings_by_height", False)
-                                else None))
+                         known=known, playing=playing)
     return reader, calibration
 
 
@@ -174,7 +185,8 @@ def run_read(args) -> int:
                                   "board_found": False, "error": str(e)}))
             raise
         # the board may be hard to find alone (a hand on its edge): trust the calibration
-        reader.set_pose(BoardPose(v.size, calibration.camera, "calibration"))
+        pose = BoardPose(v.size, calibration.camera, "calibration")
+        reader.set_pose(pose.turned(1) if calibration.playing == "light" else pose)
         reading = reader.read(image)
     turn = args.turn.upper()
     if args.json:
@@ -185,6 +197,8 @@ def run_read(args) -> int:
         if reading.unknown:
             print(f"unknown: {', '.join(map(str, reading.unknown))}"
                   + (" (something covers the board)" if reading.hand else ""))
+        for note in reading.notes:
+            print(f"note: {note}")
     if args.annotate:
         _write(args.annotate, annotate(image, reader.pose, reading))
     return 0
@@ -250,6 +264,7 @@ def _board_photo(args):
 def run_calibrate_board(args) -> int:
     from damas.calibration.board import BoardCalibration, save_board
     from damas.vision.annotate import annotate
+    from damas.vision.calibrate import learn_set
 
     v = variant(args.variant)
     known = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
@@ -260,16 +275,16 @@ def run_calibrate_board(args) -> int:
     reader, _ = _reader_for(args, v.size, known=known)
     reader.locate(image)
     reading = reader.read(image)
-    wrong = [s for s in range(1, v.squares + 1)
-             if reading.squares[s].lower() != (known.piece(s) or "e").lower()]
+    colours, wrong = learn_set(reader, known)
     pose = reader.pose
     side = pose.white_side_in_image()
     cal = BoardCalibration(v.name, v.size, pose.camera, (float(side[0]), float(side[1])),
-                           reader.model, known.fen(),
-                           reader.stack.to_dict() if reader.stack else None)
+                           colours, known.fen(), reader.playing)
     path = save_board(args.out, cal)
+    height = ("" if colours.men_height is None
+              else f", men {colours.men_height:.2f} of a square high")
     print(f"{path}: {v.size}x{v.size} board found ({pose.method}), White at the "
-          f"{reading.white_at} of the image, colours learned from {known.fen()}")
+          f"{reading.white_at} of the image, colours learned from {known.fen()}{height}")
     if wrong:
         print(f"warning: {len(wrong)} squares read back differently from the position given "
               f"({', '.join(map(str, wrong[:10]))}): check the photo and --fen",
@@ -279,10 +294,38 @@ def run_calibrate_board(args) -> int:
     return 0
 
 
+def run_train(args) -> int:
+    from damas.vision.occupancy import WEIGHTS
+    from damas.vision.train import train
+
+    for name, value in (("--samples", args.samples), ("--epochs", args.epochs),
+                        ("--workers", args.workers)):
+        if value < 1:
+            raise DamasError(f"{name} must be at least 1")
+    out = Path(args.out) if args.out else WEIGHTS
+    report = train(out, samples=args.samples, epochs=args.epochs, seed=args.seed,
+                   workers=args.workers, progress=lambda line: print(line, file=sys.stderr),
+                   cache=Path(args.cache) if args.cache else None)
+    print(f"{out}: {report['bytes'] / 1e6:.2f} MB, trained on {report['samples']} patches "
+          f"for {report['epochs']} epochs (seed {report['seed']}) in "
+          f"{report['seconds'] / 60:.1f} min; held-out synthetic accuracy "
+          f"{100 * report['held_out_accuracy']:.2f} %")
+    return 0
+
+
 # --- bench ----------------------------------------------------------------------------
 
 def run_bench(args) -> int:
+    if getattr(args, "photos", None):
+        from damas.vision import photobench
 
+        report = photobench.run(args.photos, getattr(args, "annotate", None),
+                                progress=None if args.json else sys.stderr)
+        if args.json:
+            print(json.dumps(report, indent=1))
+        else:
+            photobench.print_report(report)
+        return 0
     from damas.vision.bench import print_report, run
 
     frames = args.frames or 2000
