@@ -1,0 +1,118 @@
+"""Labelled photos: the label format, lining a label grid up with a located board, and
+scoring up to a half turn and a colour swap; and the real photos of ../shared when they
+are there (`damas read` gives the labelled board)."""
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from vision_helpers import game_position, scene_for
+
+from damas.cli import main
+from damas.rules import geometry
+from damas.vision.errors import VisionError
+from damas.vision.locate import locate
+from damas.vision.photos import load_labels, playing_truth, score, truth_by_cell
+from damas.vision.render import render
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-photos"
+
+
+def _grid_of(pos, size: int, quarter_turns: int = 0) -> list[str]:
+    """The label grid a person would write for a position seen with White at the
+    bottom (then turned by quarter turns, as a photo of a turned board would be)."""
+    import numpy as np
+
+    g = geometry(size)
+    pieces = pos.pieces()
+    cells = np.full((size, size), ".", object)
+    for r in range(size):
+        for c in range(size):
+            sq = g.square_at(r, c)
+            if sq is not None:
+                v = pieces.get(sq)
+                cells[r, c] = "_" if v is None else {"w": "l", "b": "d"}.get(v, v.replace(
+                    "W", "L").replace("B", "D"))
+    cells = np.rot90(cells, quarter_turns)
+    return ["".join(row) for row in cells]
+
+
+def test_labels_load_and_bad_files_say_why(tmp_path):
+    (tmp_path / "labels.json").write_text(json.dumps([
+        {"file": "a.jpg", "size": 8, "grid": ["._._._._"] * 8, "repo": "x/y",
+         "angle": "oblique ~30deg", "markers": True}]))
+    photos = load_labels(tmp_path)
+    assert photos[0].name == "a.jpg" and photos[0].source == "x/y"
+    assert photos[0].conditions["markers"] is True
+    (tmp_path / "labels.json").write_text(json.dumps([{"file": "a.jpg", "size": 8,
+                                                       "grid": ["..."]}]))
+    with pytest.raises(VisionError, match="not 8x8"):
+        load_labels(tmp_path)
+    (tmp_path / "labels.json").write_text("{not json")
+    with pytest.raises(VisionError, match="not a readable"):
+        load_labels(tmp_path)
+    with pytest.raises(VisionError, match="no labels"):
+        load_labels(tmp_path / "nowhere")
+
+
+def test_score_allows_a_half_turn_and_a_colour_swap():
+    truth = {s: "_" for s in range(1, 33)}
+    truth.update({1: "d", 2: "D", 32: "l", 5: "?"})
+    read = {s: "e" for s in range(1, 33)}
+    read.update({32: "w", 31: "W", 1: "b"})  # turned half round, colours swapped
+    s = score(read, truth)
+    assert (s.right, s.total) == (31, 31) and s.exact
+    read[20] = "w"
+    s = score(read, truth)
+    assert s.right == 30 and len(s.misses) == 1
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_label_grid_lines_up_with_the_board_however_it_is_seen(turns):
+    # the renderer's camera from White's side: White at the image bottom; a label grid
+    # written as seen in the image, for the board turned in the image by quarter turns
+    rotation = 270.0 + 90.0 * turns
+    scene = scene_for(5, size=8, tilt_deg=10.0, rotation_deg=rotation, markers=False)
+    pos = game_position("brazilian", random.Random(3), 12)
+    shot = render(scene, pos.pieces())
+    pose = locate(shot.image, 8).pose
+    from damas.vision.photos import LabelledPhoto
+
+    photo = LabelledPhoto(Path("x.png"), 8, tuple(_grid_of(pos, 8, turns)))
+    cells = truth_by_cell(photo, pose)
+    assert len(cells) == 64
+    truth = playing_truth(photo, pose)
+    read = {s: pos.pieces().get(s, "e") for s in range(1, 33)}
+    assert score(read, truth).exact
+
+
+needs_photos = pytest.mark.skipif(not (SHARED / "labels.json").exists(),
+                                  reason="the real photos of ../shared are not here")
+
+
+@needs_photos
+def test_read_a_real_photo_gives_the_labelled_board(capsys):
+    photos = {p.name: p for p in load_labels(SHARED)}
+    photo = photos["quba_robotic_arm__board.jpg"]
+    assert main(["read", str(photo.path), "--variant", "brazilian", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    read = {int(s): v for s, v in data["squares"].items()}
+    from damas.vision.pipeline import BoardReader
+    import cv2
+
+    reader = BoardReader(8)
+    reader.read(cv2.imread(str(photo.path)))
+    assert score(read, playing_truth(photo, reader.pose)).exact
+
+
+@needs_photos
+def test_pieces_on_the_light_squares_are_reported_in_one_line(capsys):
+    photos = {p.name: p for p in load_labels(SHARED)}
+    photo = photos["desafio_damas__captured_image_LA.jpg"]
+    assert main(["read", str(photo.path), "--variant", "brazilian"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "light squares" in err and "--playing-squares light" in err
+    assert len(err.splitlines()) == 1
+    assert main(["read", str(photo.path), "--variant", "brazilian",
+                 "--playing-squares", "light", "--json"]) == 0
