@@ -26,7 +26,9 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the last game of the journal")
     p.add_argument("--web", type=int, metavar="PORT",
-                   help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
+                   help="serve the live page on http://HOST:PORT/ (0: any port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address the page is served on (0.0.0.0: every network)")
     p.add_argument("--json", action="store_true", help="print only a JSON summary")
     p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_demo)
@@ -45,7 +47,7 @@ def run_demo(args) -> int:
     out = (lambda *a: None) if args.json else print
     from damas.web import serve_page
 
-    display, server = serve_page(args.web)
+    display, server = serve_page(args.web, args.host)
     try:
         report = Demo(options, out=out, display=display).run()
     finally:

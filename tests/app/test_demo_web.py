@@ -27,8 +27,11 @@ def test_clicking_through_a_running_demo_game(tmp_path):
         assert line.startswith("live page: "), line
         browser.get(line.split(": ", 1)[1].strip())
         wait = WebDriverWait(browser, 240)
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 4)
-        moves = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#moves li")]
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves [data-ply]")) >= 4)
+        moves = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#moves [data-ply]")]
+        # the demo has no clock to press and no game to start: no buttons for them
+        assert browser.find_elements(By.CSS_SELECTOR, "button[data-action]") == []
+        assert browser.find_element(By.ID, "players").text == "person – damas"
         game = Game("english")
         positions = [game.position]
         for text in moves:
@@ -36,7 +39,7 @@ def test_clicking_through_a_running_demo_game(tmp_path):
             positions.append(game.position)
         # click each of the first moves: the board shows the position after it
         for ply in (1, 2, 3):
-            browser.find_element(By.CSS_SELECTOR, f'#moves li[data-ply="{ply}"]').click()
+            browser.find_element(By.CSS_SELECTOR, f'#moves [data-ply="{ply}"]').click()
             wait.until(lambda d, p=ply: d.find_element(By.TAG_NAME, "body")
                        .get_attribute("data-review") == str(p))
             wait.until(lambda d, p=ply: board_shown(d) == positions[p].pieces())
@@ -44,7 +47,7 @@ def test_clicking_through_a_running_demo_game(tmp_path):
         browser.find_element(By.ID, "live").click()
         wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute(
             "data-review") == "")
-        shown = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#moves li")]
+        shown = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#moves [data-ply]")]
         live = Game("english")
         for text in shown:
             live.push(text)  # every move shown is legal in sequence
