@@ -143,3 +143,6 @@ def load_any(path: str | os.PathLike) -> str:
         raise CalibrationError(f"{path}: not a calibration file (format {kind!r})")
     load_json(path, kind, CALIBRATION_KINDS[kind])
     return f"{kind} version {CALIBRATION_KINDS[kind]}"
+
+
+sync_folder = _sync_folder  # for writers that rename a finished file themselves (video)
