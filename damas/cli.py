@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--frames", type=int, help="vision: how many rendered frames")
     bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set")
+    bench.add_argument("--plot", metavar="FILE", help="vision: also draw the figures "
+                                                      "(.png, .svg, .pdf; needs matplotlib)")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 

@@ -484,25 +484,28 @@ class _Pose:
         box of the ideal image (x0, y0, x1, y1) its pixels are made from."""
         rows, cols = -(-self.out_h // TILE), -(-self.out_w // TILE)
         pad = self.blur_pad
-        x0 = np.clip(np.arange(cols) * TILE - pad, 0, self.out_w - 1)
-        x1 = np.clip((np.arange(cols) + 1) * TILE - 1 + pad, 0, self.out_w - 1)
-        y0 = np.clip(np.arange(rows) * TILE - pad, 0, self.out_h - 1)
-        y1 = np.clip((np.arange(rows) + 1) * TILE - 1 + pad, 0, self.out_h - 1)
         out = np.empty((rows, cols, 4), np.int64)
         if not self.distorted:
+            x0 = np.clip(np.arange(cols) * TILE - pad, 0, self.out_w - 1)
+            x1 = np.clip((np.arange(cols) + 1) * TILE - 1 + pad, 0, self.out_w - 1)
+            y0 = np.clip(np.arange(rows) * TILE - pad, 0, self.out_h - 1)
+            y1 = np.clip((np.arange(rows) + 1) * TILE - 1 + pad, 0, self.out_h - 1)
             out[..., 0], out[..., 2] = x0[None, :], x1[None, :] + 1
             out[..., 1], out[..., 3] = y0[:, None], y1[:, None] + 1
             return out
-        # bilinear interpolation stays within the grid points around a tile
-        s = DISTORTION_STEP
-        gx0, gx1 = x0 // s, np.minimum(-(-x1 // s), self.grid_x.shape[1] - 1) + 1
-        gy0, gy1 = y0 // s, np.minimum(-(-y1 // s), self.grid_x.shape[0] - 1) + 1
-        for r in range(rows):
-            for c in range(cols):
-                bx = self.grid_x[gy0[r]:gy1[r], gx0[c]:gx1[c]]
-                by = self.grid_y[gy0[r]:gy1[r], gx0[c]:gx1[c]]
-                out[r, c] = (int(np.floor(bx.min())) - 1, int(np.floor(by.min())) - 1,
-                             int(np.ceil(bx.max())) + 3, int(np.ceil(by.max())) + 3)
+        # bilinear interpolation stays within the grid points around a tile: for tile c,
+        # points 4c - k .. 4c + 5 + k (k grid steps for the blur's reach), edge repeated
+        per, k = TILE // DISTORTION_STEP, -(-pad // DISTORTION_STEP)
+        win = per + 2 * k + 2
+        windows = []
+        for grid in (self.grid_x, self.grid_y):
+            padded = np.pad(grid, ((k, rows * per + win), (k, cols * per + win)), mode="edge")
+            view = np.lib.stride_tricks.sliding_window_view(padded, (win, win))
+            windows.append(view[::per, ::per][:rows, :cols])
+        out[..., 0] = np.floor(windows[0].min(axis=(2, 3))).astype(np.int64) - 1
+        out[..., 1] = np.floor(windows[1].min(axis=(2, 3))).astype(np.int64) - 1
+        out[..., 2] = np.ceil(windows[0].max(axis=(2, 3))).astype(np.int64) + 3
+        out[..., 3] = np.ceil(windows[1].max(axis=(2, 3))).astype(np.int64) + 3
         out[..., [0, 2]] = np.clip(out[..., [0, 2]], 0, self.w)
         out[..., [1, 3]] = np.clip(out[..., [1, 3]], 0, self.h)
         return out
