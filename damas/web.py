@@ -154,6 +154,7 @@ class WebServer:
         self.streams = 0
         self.tasks: set[asyncio.Task] = set()  # the connections being served
         self.requests: dict[str, int] = {}  # requests by path
+        self._json, self._json_version = "", -1
         self.stopping = False
         try:
             self.server = self.loop.run_until_complete(asyncio.start_server(
@@ -163,6 +164,13 @@ class WebServer:
             raise
         display.listen(self._wake)
         self.thread = threading.Thread(target=self._run, name="damas-web", daemon=True)
+
+    def _state_json(self) -> str:
+        """The state as JSON, made once per change however many clients want it."""
+        version = self.display.version
+        if self._json_version != version:
+            self._json, self._json_version = json.dumps(self.display.state()), version
+        return self._json
 
     def _wake(self) -> None:
         """The display changed (in the session's thread): the streams push it."""
@@ -272,8 +280,7 @@ class WebServer:
             await self._send(writer, "200 OK", page.encode(), "text/html; charset=utf-8",
                              "Content-Security-Policy: frame-ancestors 'none'\r\n")
         elif path == "/state":
-            await self._send(writer, "200 OK", json.dumps(self.display.state()).encode(),
-                             "application/json")
+            await self._send(writer, "200 OK", self._state_json().encode(), "application/json")
         elif path == "/events":
             await self._events(writer)
         elif path == "/frame.jpg" and self.display.frame() is not None:
@@ -311,8 +318,7 @@ class WebServer:
             while not self.stopping:
                 if self.display.version != sent:
                     sent = self.display.version
-                    data = json.dumps(self.display.state())
-                    writer.write(f"event: state\ndata: {data}\n\n".encode())
+                    writer.write(f"event: state\ndata: {self._state_json()}\n\n".encode())
                     await asyncio.wait_for(writer.drain(), SEND_TIMEOUT)
                     await asyncio.sleep(PUSH_EVERY)
                     continue

@@ -240,3 +240,14 @@ def test_the_board_fills_a_large_screen(served, browser):
     height = browser.execute_script("return window.innerHeight")
     board = browser.find_element(By.ID, "board").size
     assert board["width"] == board["height"] and board["height"] > 0.85 * height
+
+
+def test_a_port_that_cannot_be_had_is_a_usage_error(served):
+    from damas.rules import DamasError
+    from damas.web import serve_page
+
+    _, server = served
+    with pytest.raises(DamasError, match="0 to 65535"):
+        serve_page(99999)
+    with pytest.raises(DamasError, match="cannot serve the page"):
+        serve_page(server.address[1])  # busy
