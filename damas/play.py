@@ -186,7 +186,7 @@ class PlaySession:
             self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
                                by="machine" if by_machine else "person")
             self._write_pdn()
-            self._status(f"{event.ply}. {event.notation}")
+            self._status(f"{self._numbered(event.ply)} {event.notation}")
             self.out(self.tracker.position.diagram())
         else:
             self.journal.write(f"tracker-{event.kind}", **data)
@@ -228,7 +228,7 @@ class PlaySession:
         notation = position.notation(move)
         self.journal.write("engine-move", notation=notation)
         self.arrow = {"path": list(move.path)}  # on the page until the move is seen made
-        self._status(f"{self.game.ply + 1}. machine plays {notation}")
+        self._status(f"{self._numbered(self.game.ply + 1)} machine plays {notation}")
         self._robot(lambda: self.mover.play(move))
         self._confirm(move, position)
 
@@ -349,6 +349,12 @@ class PlaySession:
                         retry=self.o.retry, stop=self.stop, status=self._status)
 
     # --- output -----------------------------------------------------------------------------
+
+    def _numbered(self, ply: int) -> str:
+        """A ply's move number as PDN writes it: "5." for the first mover, "5..." else."""
+        first = 0 if self.game.start.turn == self.variant.first_to_move else 1
+        pair, second = divmod(ply - 1 + first, 2)
+        return f"{pair + 1}{'...' if second else '.'}"
 
     def _tags(self) -> dict:
         tags = {"Event": "damas", "Date": time.strftime("%Y.%m.%d"), **self.o.tags}

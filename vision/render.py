@@ -90,7 +90,7 @@ def _smooth_noise(shape, cells, rng: np.random.Generator) -> np.ndarray:
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=2)  # a pose keeps its board texture: the grain is only needed anew
 def _grain(texture_px: int, seed: int) -> np.ndarray:
     """Wood-like streaks: stretched noise along one axis, a second copy turned 90 deg."""
     rng = np.random.default_rng(seed)
