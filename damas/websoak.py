@@ -23,6 +23,7 @@ from pathlib import Path
 @dataclass
 class SoakFigures:
     plies: int = 0
+    finished: bool = False  # the game came to its end (a result or the ply limit)
     clients: int = 0
     half_open: int = 0
     answers: int = 0
@@ -43,7 +44,8 @@ class SoakFigures:
         def q(p: float) -> float:
             return round(1000 * lat[min(len(lat) - 1, int(p * len(lat)))], 1) if lat else 0.0
 
-        return {"plies": self.plies, "clients": self.clients, "half_open": self.half_open,
+        return {"plies": self.plies, "finished": self.finished, "clients": self.clients,
+                "half_open": self.half_open,
                 "answers": self.answers, "bad_answers": self.bad_answers,
                 "latency_ms": {"median": q(0.5), "p99": q(0.99), "worst": q(1.0)},
                 "streams": {"read": self.streams_read, "saw_the_end": self.streams_saw_end,
@@ -112,6 +114,8 @@ def soak(clients: int = 200, half_open: int = 300, variant: str = "english",
         server.stop()
         world.close()
     figures.plies = session.game.ply if session else 0
+    figures.finished = session is not None and (session.game.outcome() is not None
+                                                or session.game.ply >= plies)
     gaps = sorted(b - a for a, b in zip(frames, frames[1:], strict=False))
     if gaps:
         figures.loop_gap_most = gaps[-1]
@@ -142,7 +146,8 @@ async def _clients(loop, host, port, clients, half_open, figures: SoakFigures,
     watcher = asyncio.ensure_future(watch_threads())
     game.start()
     await loop.run_in_executor(None, done.wait)
-    await asyncio.sleep(0.5)  # the last push reaches the streams
+    # a read stream ends once it has seen the game over (the failsafe: a lost push)
+    await asyncio.wait(read, timeout=120)
     ended.set()
     await asyncio.gather(*read, *askers, watcher, return_exceptions=True)
     for _, writer in silent + stalled:
@@ -153,7 +158,6 @@ async def _stream(host, port, figures: SoakFigures, ended: asyncio.Event) -> Non
     reader, writer = await asyncio.open_connection(host, port)
     writer.write(f"GET /events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
     figures.streams_read += 1
-    last = None
     try:
         while not ended.is_set():
             try:
@@ -162,12 +166,12 @@ async def _stream(host, port, figures: SoakFigures, ended: asyncio.Event) -> Non
                 continue
             if not line:
                 break
-            if line.startswith(b"data: "):
-                last = json.loads(line[6:])
+            if line.startswith(b"data: ") and \
+                    json.loads(line[6:]).get("status", "").startswith("game over"):
+                figures.streams_saw_end += 1
+                break
     finally:
         writer.close()
-    if last is not None and last.get("status", "").startswith("game over"):
-        figures.streams_saw_end += 1
 
 
 async def _stalled_stream(host, port):

@@ -790,7 +790,7 @@ def render_target(intrinsics: Intrinsics, texture: np.ndarray, width_mm: float,
     cv2.warpPerspective(tex, icam.plane_homography(0.0) @ to_world, (ideal.width, ideal.height),
                         dst=img, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
     if intrinsics.distorted:
-        m1, m2 = _distortion_maps(intrinsics, mx, my)
+        m1, m2, _, _ = _distortion_maps(intrinsics, mx, my)
         img = cv2.remap(img, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     if noise > 0:
         img += np.random.default_rng(seed).normal(0, noise, img.shape).astype(np.float32)
