@@ -144,8 +144,10 @@ class Request:
 class WebServer:
     """Serves a Display on host:port (port 0: any free port) from one thread."""
 
-    def __init__(self, display: Display, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, display: Display, host: str = "127.0.0.1", port: int = 0,
+                 request_timeout: float = REQUEST_TIMEOUT):
         self.display = display
+        self.request_timeout = request_timeout
         self.token = secrets.token_urlsafe(24)  # per run: the page carries it
         self.names = local_names()
         self.loop = asyncio.new_event_loop()
@@ -229,7 +231,7 @@ class WebServer:
         try:
             if self.connections > MAX_CONNECTIONS:
                 return
-            request = await asyncio.wait_for(self._read(reader), REQUEST_TIMEOUT)
+            request = await asyncio.wait_for(self._read(reader), self.request_timeout)
             if request is not None:
                 await self._answer(request, writer)
         except (TimeoutError, OSError, asyncio.IncompleteReadError,
