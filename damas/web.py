@@ -207,8 +207,10 @@ class WebServer:
             self.loop.close()
 
     def stop(self) -> None:
-        if not self.thread.is_alive():
-            self.server.close()
+        if not self.thread.is_alive():  # never started, or already stopped
+            if not self.loop.is_closed():
+                self.server.close()
+                self.loop.close()
             return
 
         async def close():
