@@ -407,7 +407,7 @@ class _Pose:
     the table and the board drawn once, the light field, the lens, and each piece as
     drawn on each square."""
 
-    def __init__(self, scene: Scene):
+    def __init__(self, scene: Scene, once: bool = False):
         self.scene = scene
         self.cam = cam = board_camera(scene)
         intr = cam.intrinsics
@@ -423,7 +423,8 @@ class _Pose:
         self.out_h, self.out_w = intr.height, intr.width
         rng = np.random.default_rng(scene.seed)
         self.background = self._background(rng)
-        self.scratch = np.empty_like(self.background)  # where a part of a frame is drawn
+        # where a part of a frame is drawn; a pose drawn only once draws on its background
+        self.scratch = self.background if once else np.empty_like(self.background)
         self.scratch_shadow = np.empty((self.h, self.w), np.float32)
         self.field = self._field(rng)
         px_per_mm = intr.fx / np.linalg.norm(cam.centre)
@@ -559,7 +560,8 @@ class _Pose:
         that crosses the canvas edge differently, and a part must match the whole."""
         x0, y0, x1, y1 = box
         img = self.scratch
-        img[y0:y1, x0:x1] = self.background[y0:y1, x0:x1]
+        if img is not self.background:
+            img[y0:y1, x0:x1] = self.background[y0:y1, x0:x1]
         p = self.shadow_pad
         sbox = (max(0, x0 - p), max(0, y0 - p), min(self.w, x1 + p), min(self.h, y1 + p))
         shadow = self.scratch_shadow
@@ -592,7 +594,9 @@ class _Pose:
         ex0, ey0 = max(0, ox0 - pad), max(0, oy0 - pad)
         ex1, ey1 = min(self.out_w, ox1 + pad), min(self.out_h, oy1 + pad)
         if self.distorted:
-            m1 = self.m1[ey0:ey1, ex0:ex1] - np.array([box[0], box[1]], np.int16)
+            m1 = self.m1[ey0:ey1, ex0:ex1]
+            if box[0] or box[1]:
+                m1 = m1 - np.array([box[0], box[1]], np.int16)
             img = cv2.remap(img, m1, self.m2[ey0:ey1, ex0:ex1], cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)
         else:
@@ -697,7 +701,8 @@ class Renderer:
     compares them).
     """
 
-    def __init__(self):
+    def __init__(self, once: bool = False):
+        self.once = once  # one frame only: nothing is kept for the next
         self.pose: _Pose | None = None
         self.pieces: dict[int, str] = {}
         self.hands: tuple[Hand, ...] = ()
@@ -710,9 +715,9 @@ class Renderer:
         pose = self.pose
         pieces = dict(pieces)
         if pose is None or pose.scene != pose_scene:
-            pose = self.pose = _Pose(pose_scene)
+            pose = self.pose = _Pose(pose_scene, once=self.once)
             self.image = np.empty((pose.out_h, pose.out_w, 3), np.float32)
-            self.scale = self.image.copy() if scene.noise > 0 else None
+            self.scale = np.empty_like(self.image) if scene.noise > 0 else None
             dirty = np.ones(pose.tile_sources.shape[:2], bool)
         else:
             changed = [pose.piece(sq, kind) for sq in set(pieces) | set(self.pieces)
@@ -743,7 +748,7 @@ class Renderer:
 
 def render(scene: Scene, pieces: dict[int, str]) -> Rendered:
     """Draw `pieces` ({square: 'w'|'b'|'W'|'B'}) in `scene`."""
-    return Renderer().render(scene, pieces)
+    return Renderer(once=True).render(scene, pieces)
 
 
 def render_position(scene: Scene, position) -> Rendered:
