@@ -37,6 +37,23 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     _sync_folder(path.parent)
 
 
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """As atomic_write_text, for an image or any other binary file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
 def _sync_folder(folder: Path) -> None:
     """Make the rename itself durable (POSIX); harmless where folders can't be opened."""
     try:
@@ -126,3 +143,6 @@ def load_any(path: str | os.PathLike) -> str:
         raise CalibrationError(f"{path}: not a calibration file (format {kind!r})")
     load_json(path, kind, CALIBRATION_KINDS[kind])
     return f"{kind} version {CALIBRATION_KINDS[kind]}"
+
+
+sync_folder = _sync_folder  # for writers that rename a finished file themselves (video)

@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="vision: score the labelled photos of DIR (labels.json) instead")
     bench.add_argument("--annotate", metavar="OUT",
                        help="vision --photos: write an annotated image of every miss to OUT")
+    bench.add_argument("--plot", metavar="FILE", help="vision: also draw the figures "
+                                                      "(.png, .svg, .pdf; needs matplotlib)")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 

@@ -124,6 +124,10 @@ class Demo:
         self.pdn_path = Path(options.pdn or self.journal_path.with_suffix(".pdn"))
         self.robot_kind = choose_robot(options.robot)
         self.video = None
+        if options.video:
+            from .video import H264Writer
+
+            self.video = H264Writer(options.video)
 
     def run(self) -> DemoReport:
         report = DemoReport(robot=self.robot_kind)
@@ -135,8 +139,8 @@ class Demo:
                     report.games.append(self._play(number, game, journal))
                     game = None
         finally:
-            if self.video is not None:
-                self.video.release()
+            if self.video is not None:  # what was filmed, complete, even if cut short
+                self.video.close()
             report.seconds = time.perf_counter() - started
             report.time_split = self.timer.report()
         return report
@@ -212,17 +216,10 @@ class Demo:
         return timed
 
     def _show_frame(self, image, reading, pose) -> None:
-        if self.o.video:
-            import cv2
-
+        if self.video is not None:
             from .web import annotated
 
-            frame = annotated(image, reading, pose)
-            if self.video is None:
-                h, w = frame.shape[:2]
-                self.video = cv2.VideoWriter(self.o.video, cv2.VideoWriter_fourcc(*"mp4v"),
-                                             10.0, (w, h))
-            self.video.write(frame)
+            self.video.write(annotated(image, reading, pose))
         if self.display is not None:
             self._to_page(image, reading, pose)
 

@@ -88,6 +88,9 @@ class PlaySession:
         self.last_progress = self.now
         self.expecting: Move | None = None
         self.ended: str | None = None  # why the game ended early: "abandoned", "stopped"
+        self.arrow: dict | None = None  # the engine's move while it is carried out
+        self.used = {WHITE: 0.0, BLACK: 0.0}  # each side's time on its moves, for the page
+        self.turn_since: float | None = None  # when the side to move began thinking
 
     @property
     def game(self) -> Game:
@@ -171,16 +174,19 @@ class PlaySession:
         self.last_progress = self.now
         if event.kind == "setup":
             self.ready = True
+            self.turn_since = self.now
             self.journal.write("setup", fen=self.tracker.position.fen())
             self._status("the board is set up")
         elif event.kind == "move":
             by_machine = self.expecting is not None and event.move == self.expecting
             if not by_machine:
                 self.mover.moved_by_hand(event.move)
+            self._clock_moved()
+            self.arrow = None
             self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
                                by="machine" if by_machine else "person")
             self._write_pdn()
-            self._status(f"{event.ply}. {event.notation}")
+            self._status(f"{self._numbered(event.ply)} {event.notation}")
             self.out(self.tracker.position.diagram())
         else:
             self.journal.write(f"tracker-{event.kind}", **data)
@@ -221,7 +227,8 @@ class PlaySession:
         move = self._think()
         notation = position.notation(move)
         self.journal.write("engine-move", notation=notation)
-        self._status(f"{self.game.ply + 1}. machine plays {notation}")
+        self.arrow = {"path": list(move.path)}  # on the page until the move is seen made
+        self._status(f"{self._numbered(self.game.ply + 1)} machine plays {notation}")
         self._robot(lambda: self.mover.play(move))
         self._confirm(move, position)
 
@@ -243,7 +250,10 @@ class PlaySession:
                 self._pause("engine", str(e), lambda: True)
                 continue
             if result.info is not None and self.display is not None:
-                self.display.update(evaluation=result.info.score)
+                from .web import white_men
+
+                self.display.update(evaluation=white_men(result.info.score,
+                                                         self.game.position.turn))
             return result.move
 
     def _robot(self, action: Callable[[], object]) -> object:
@@ -340,27 +350,56 @@ class PlaySession:
 
     # --- output -----------------------------------------------------------------------------
 
-    def _write_pdn(self, result: str | None = None) -> None:
-        from damas.calibration.store import atomic_write_text
+    def _numbered(self, ply: int) -> str:
+        """A ply's move number as PDN writes it: "5." for the first mover, "5..." else."""
+        first = 0 if self.game.start.turn == self.variant.first_to_move else 1
+        pair, second = divmod(ply - 1 + first, 2)
+        return f"{pair + 1}{'...' if second else '.'}"
 
+    def _tags(self) -> dict:
         tags = {"Event": "damas", "Date": time.strftime("%Y.%m.%d"), **self.o.tags}
         for side in (WHITE, BLACK):
             key = "White" if side == WHITE else "Black"
             tags.setdefault(key, "damas" if side in self.o.machine_sides else "?")
-        pg = PdnGame.from_game(self.game, **tags)
+        return tags
+
+    def _write_pdn(self, result: str | None = None) -> None:
+        from damas.calibration.store import atomic_write_text
+
+        pg = PdnGame.from_game(self.game, **self._tags())
         if result:
             pg.result = result
-        atomic_write_text(self.pdn_path, write_pdn(pg))
+        text = write_pdn(pg)
+        atomic_write_text(self.pdn_path, text)
+        if self.display is not None:
+            self.display.set_pdn(text)
+
+    def _clock_moved(self) -> None:
+        """The side that just moved used the time since its turn began."""
+        if self.turn_since is not None:
+            mover = self.game.position.turn.opponent  # the tracker has played the move
+            self.used[mover] += max(0.0, self.now - self.turn_since)
+        self.turn_since = self.now
+
+    def _clocks(self) -> dict | None:
+        """Each side's time so far, counting up (a casual game has no time control)."""
+        if self.turn_since is None:
+            return None
+        turn = self.game.position.turn
+        used = dict(self.used)
+        if self.game.outcome() is None:
+            used[turn] += max(0.0, self.now - self.turn_since)
+        return {"white": round(used[WHITE], 1), "black": round(used[BLACK], 1),
+                "running": None if self.game.outcome() else SIDE_NAMES[turn],
+                "counting": "up"}
 
     def _status(self, line: str) -> None:
         self.out(line)
         if self.display is not None:
-            position = self.tracker.position
-            history = [{str(k): v for k, v in p.pieces().items()}
-                       for p in self.game.positions]
-            self.display.update(size=self.variant.size, moves=self.game.notations(),
-                                squares={str(k): v for k, v in position.pieces().items()},
-                                history=history, status=line)
+            from .web import game_view
+
+            self.display.update(**game_view(self.game), status=line, arrow=self.arrow,
+                                tags=self._tags(), clocks=self._clocks())
             self.display.log(line)
 
 

@@ -19,6 +19,7 @@ squares) and nothing is recorded.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -60,6 +61,14 @@ class Recorder:
         self.tracker = Tracker(self.variant, game=game, policy="tournament", settle=settle)
         self.started = False
         self.irregular = 0
+        self._clock_asked = threading.Event()  # the page's clock button, from its thread
+        self._to_page = None
+        if display is not None:
+            from .web import camera_view
+
+            self._to_page = camera_view(display)
+            display.actions["clock"] = self._clock_asked.set
+            self._show(0.0, "recording: set the board up")
 
     def _resumed(self) -> Game:
         game, events = replay_last_game(self.journal_path)
@@ -106,7 +115,12 @@ class Recorder:
                     break
                 now = n / fps + away if fps else clock() - begun
                 n += 1
+                if self._clock_asked.is_set():
+                    self._clock_asked.clear()
+                    self._pause_or_restart_clock(now, journal)
                 reading = reader.read(frame)
+                if self._to_page is not None:
+                    self._to_page(frame, reading, reader.pose)
                 settled = detector.update(reader.motion_vector(), reading)
                 events = []
                 if settled is not None:
@@ -137,7 +151,7 @@ class Recorder:
         self.out(f"PAUSED: {lost}. The record is kept and the clock runs on; trying the "
                  f"camera again every {retry:g} s")
         if self.display is not None:
-            self.display.update(status=f"paused: {lost}")
+            self.display.update(status=f"paused: {lost}", clocks=self._clocks(now))
         tries = 1
         wait(retry)
         while not feed.reopen():
@@ -148,8 +162,36 @@ class Recorder:
                       clock=self.clock.state(now + gone))
         self.out(f"CONTINUED: {feed.name} is back after {gone:.0f} s; recording goes on")
         if self.display is not None:
-            self.display.update(status="recording")
+            self.display.update(status="recording", clocks=self._clocks(now + gone))
         return gone
+
+    def _pause_or_restart_clock(self, now: float, journal: Journal) -> None:
+        """The arbiter stops both clocks, or starts them again (the page's button)."""
+        if self.clock.running is None:
+            return
+        if self.clock.paused:
+            self.clock.resume(now)
+            journal.write("clock-restarted", t=round(now, 3), clock=self.clock.state(now))
+            self._show(now, "the clock runs again")
+        else:
+            self.clock.pause(now)
+            journal.write("clock-stopped", t=round(now, 3), clock=self.clock.state(now))
+            self._show(now, "the clock is stopped")
+
+    def _clocks(self, now: float) -> dict:
+        return {**self.clock.state(now), "counting": "down", "paused": self.clock.paused}
+
+    def _show(self, now: float, status: str | None = None) -> None:
+        if self.display is None:
+            return
+        from .web import game_view
+
+        fields = {**game_view(self.tracker.game), "tags": dict(self.tags),
+                  "clocks": self._clocks(now)}
+        if status is not None:
+            fields["status"] = status
+            self.display.log(status)
+        self.display.update(**fields)
 
     def _check_resumed_board(self, squares: str, now: float, journal: Journal) -> None:
         """On resume, a settled board that is neither the journal's position nor the
@@ -206,11 +248,12 @@ class Recorder:
             self.irregular += 1
             self.out(f"ARBITER: irregular {event.article}: {event.message_en} "
                      f"(squares {list(event.squares)})")
-        if self.display is not None:
-            self.display.update(moves=self.tracker.game.notations(),
-                                clocks=self.clock.state(now), size=self.variant.size,
-                                squares={str(k): v for k, v in
-                                         self.tracker.position.pieces().items()})
+        if event.kind == "move":
+            self._show(now, f"{event.ply}. {event.notation}")
+        elif event.kind == "irregular":
+            self._show(now, f"irregular {event.article}: {event.message_en}")
+        else:
+            self._show(now)
 
     def _write_pdn(self) -> None:
         from damas.calibration.store import atomic_write_text
@@ -222,3 +265,5 @@ class Recorder:
         else:  # an accepted irregularity: the record goes on from a FEN comment
             text = record.pdn(**self.tags)
         atomic_write_text(self.pdn_path, text)
+        if self.display is not None:
+            self.display.set_pdn(text)

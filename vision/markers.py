@@ -15,7 +15,7 @@ dictionary (all four turns), so trying all 22 dictionaries costs one detection.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -48,7 +48,7 @@ class Marker:
         return self.dictionary == DICTIONARY and self.id in CORNER_IDS
 
 
-@lru_cache(maxsize=None)
+@cache
 def _codebook(bits: int) -> dict[bytes, tuple[str, int, int]]:
     """Bit pattern (one turn) -> (dictionary, id, quarter turns) for every predefined
     dictionary whose markers have bits x bits cells."""

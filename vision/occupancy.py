@@ -1,7 +1,8 @@
 """The occupancy model: per square patch, the probabilities that it is empty, holds a
 piece, or holds a crowned piece, and how far the piece's top is displaced from its base
-(a stack of two men, a king, stands twice as high as a man). A small CNN trained on synthetic patches (`train`, `synth`),
-shipped as ONNX and run by OpenCV's dnn module on the CPU (no extra runtime)."""
+(a stack of two men, a king, stands twice as high as a man). A small CNN trained on
+synthetic patches (`train`, `synth`), shipped as ONNX and run by OpenCV's dnn module on
+the CPU (no extra runtime)."""
 
 from __future__ import annotations
 

@@ -34,6 +34,11 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the journal's last game")
     p.add_argument("--calibration", metavar="DIR",
                    help="folder from `damas calibrate board`: lens, pose, the set's colours")
+    p.add_argument("--web", type=int, metavar="PORT",
+                   help="serve the live page on http://HOST:PORT/ (0: any port): board, "
+                        "clocks, moves, the PDN for broadcast")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address the page is served on (0.0.0.0: every network)")
     p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_record)
 
@@ -55,14 +60,52 @@ def run_record(args) -> int:
     from damas.clock import parse_time_control
     from damas.config import apply_config
     from damas.record import Recorder
+    from damas.web import serve_page
 
     args = apply_config(args, "record", sys.argv[1:])
-    recorder = Recorder(args.variant, parse_time_control(args.time_control), args.journal,
-                        args.pdn, white=args.white, black=args.black, event=args.event,
-                        settle=args.settle, resume=args.resume,
-                        calibration=args.calibration)
-    # a live camera that goes away pauses the record until it is back
-    game = recorder.run(CameraFeed(str(args.camera)), fps=args.fps)
+    display, server = serve_page(args.web, args.host)
+    try:
+        recorder = Recorder(args.variant, parse_time_control(args.time_control), args.journal,
+                            args.pdn, white=args.white, black=args.black, event=args.event,
+                            settle=args.settle, resume=args.resume, display=display,
+                            calibration=args.calibration)
+        # a live camera that goes away pauses the record until it is back
+        game = recorder.run(CameraFeed(str(args.camera)), fps=args.fps)
+    finally:
+        if server is not None:
+            server.stop()
     print(f"{game.ply} moves recorded, {recorder.irregular} irregularities flagged; "
           f"PDN: {args.pdn}")
     return 0
+
+
+def bench_web(args) -> int:
+    """The page's server under 200 clients and 300 silent connections while a game runs,
+    and the same game with nobody watching."""
+    import json
+
+    from damas.websoak import soak
+
+    alone = soak(clients=0, half_open=0).summary()
+    loaded = soak().summary()
+    if args.json:
+        print(json.dumps({"alone": alone, "loaded": loaded}))
+        return 0
+    lat, gap = loaded["latency_ms"], loaded["game_loop_gap_ms"]
+    print(f"{loaded['clients']} clients and {loaded['half_open']} silent connections during "
+          f"a game of {loaded['plies']} plies: {loaded['answers']} answers, "
+          f"{loaded['bad_answers']} wrong; latency median {lat['median']} ms, p99 "
+          f"{lat['p99']} ms, worst {lat['worst']} ms")
+    print(f"event streams: {loaded['streams']['read']} read, "
+          f"{loaded['streams']['saw_the_end']} saw the game end, "
+          f"{loaded['streams']['never_read']} never read")
+    print(f"threads: {loaded['threads']['before']} before, at most "
+          f"{loaded['threads']['most']} under load")
+    print(f"the game: {loaded['seconds']} s under load, {alone['seconds']} s alone; longest "
+          f"gap between two camera frames {gap['worst']} ms loaded, "
+          f"{alone['game_loop_gap_ms']['worst']} ms alone (engine and robot included)")
+    return 0
+
+
+BENCHES = {"web": bench_web}
+

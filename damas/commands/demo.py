@@ -26,7 +26,9 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue the last game of the journal")
     p.add_argument("--web", type=int, metavar="PORT",
-                   help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
+                   help="serve the live page on http://HOST:PORT/ (0: any port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address the page is served on (0.0.0.0: every network)")
     p.add_argument("--calibration", metavar="DIR",
                    help="read the simulated camera through this calibration folder (made "
                         "from the simulated table's start position when it has none)")
@@ -48,7 +50,7 @@ def run_demo(args) -> int:
     out = (lambda *a: None) if args.json else print
     from damas.web import serve_page
 
-    display, server = serve_page(args.web)
+    display, server = serve_page(args.web, args.host)
     try:
         report = Demo(options, out=out, display=display).run()
     finally:
@@ -63,7 +65,7 @@ def run_demo(args) -> int:
               f"moves made {summary['irregular_made']}, flagged "
               f"{summary['irregular_flagged']}; {summary['seconds_per_move']} s per move "
               f"on {summary['robot']}")
-        print(f"time: {summary['time_split']}")
+        print(time_split(report.seconds, summary["time_split"], summary["moves"]))
         _print_record(summary["pdn"], options.journal)
     return 0 if summary["misrecognised"] == 0 else 1
 
@@ -85,3 +87,14 @@ def _print_record(pdn: str | None, journal: str) -> None:
             detail = (e.get("article") or e.get("result") or e.get("squares")
                       or e.get("reason") or "")
             print(f"  {e['kind']} {detail}".rstrip())
+
+
+def time_split(seconds: float, split: dict[str, float], plies: int) -> str:
+    """Where the wall time went, in seconds and shares, the rest as "other"."""
+    parts = dict(sorted(split.items(), key=lambda kv: -kv[1]))
+    parts["other"] = max(0.0, seconds - sum(parts.values()))
+    shares = ", ".join(f"{name} {value:.1f} s ({100 * value / max(seconds, 1e-9):.0f} %)"
+                       for name, value in parts.items())
+    return (f"time: {seconds:.1f} s of wall time, {seconds / max(plies, 1):.2f} s per ply: "
+            f"{shares}")
+

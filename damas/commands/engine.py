@@ -37,6 +37,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print {wins, draws, losses, elo, elo_error, ...} from A's side")
     p.add_argument("--quiet", action="store_true", help="no line per game")
+    p.add_argument("--plot", metavar="FILE", help="draw A's running score (.png, .svg, "
+                                                  ".pdf; needs matplotlib)")
     p.set_defaults(run=run_match)
 
     p = sub.add_parser("hub", help="offer the built-in engine to Hub GUIs on stdin/stdout")
@@ -143,6 +145,9 @@ def run_match(args) -> int:
         raise DamasError("give --engine exactly twice: engine A, then engine B")
     if args.games < 1:
         raise DamasError("--games must be 1 or more")
+    from damas.plots import check_plot, plot_match
+
+    check_plot(args.plot)
     v = variant(args.variant)
     tc = parse_time_control(args.time_control)
     openings = None
@@ -153,11 +158,14 @@ def run_match(args) -> int:
         except OSError as e:
             raise DamasError(f"cannot read openings {args.openings}: {e.strerror}") from None
     pdn_games = []
+    points = []  # A's, game by game
     a_spec, b_spec = args.engine
 
     def on_game(record):
         a_white = record.a_colour == 0
         white, black = (a_spec, b_spec) if a_white else (b_spec, a_spec)
+        win, loss = v.results[:2] if a_white else v.results[1::-1]
+        points.append(1.0 if record.result == win else 0.0 if record.result == loss else 0.5)
         if args.pdn:
             pdn_games.append(PdnGame.from_game(record.game, Event="damas match", White=white,
                                                Black=black, Round=str(record.number),
@@ -177,6 +185,9 @@ def run_match(args) -> int:
         print(f"{a_spec} vs {b_spec}: +{summary['wins']} ={summary['draws']} "
               f"-{summary['losses']}  score {summary['score']:.1%}  "
               f"Elo {summary['elo']:+.0f} ± {summary['elo_error']:.0f}")
+    if args.plot:
+        plot_match(a_spec, b_spec, points, args.plot)
+        print(f"plot: {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

@@ -29,7 +29,9 @@ def _common(p) -> None:
     p.add_argument("--calibration", metavar="DIR",
                    help="folder from `damas calibrate board`: lens, pose, the set's colours")
     p.add_argument("--web", type=int, metavar="PORT",
-                   help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
+                   help="serve the live page on http://HOST:PORT/ (0: any port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address the page is served on (0.0.0.0: every network)")
     p.add_argument("--seed", type=int, default=1, help="of the simulated table")
     p.add_argument("--config", help="TOML file with defaults for these options")
 
@@ -68,7 +70,7 @@ def _display(args, watch):
     """The live page, with the camera's view when there is a camera."""
     from damas.web import camera_view, serve_page
 
-    display, server = serve_page(args.web)
+    display, server = serve_page(args.web, args.host)
     if display is not None and hasattr(watch, "on_frame"):
         watch.on_frame = camera_view(display)
     return display, server

@@ -326,8 +326,10 @@ def run_bench(args) -> int:
         else:
             photobench.print_report(report)
         return 0
+    from damas.plots import check_plot, plot_vision
     from damas.vision.bench import print_report, run
 
+    check_plot(getattr(args, "plot", None))
     frames = args.frames or 2000
     seed = args.seed if args.seed is not None else 1
     report = run(frames, seed, progress=None if args.json else sys.stderr)
@@ -335,6 +337,9 @@ def run_bench(args) -> int:
         print(json.dumps(report, indent=1))
     else:
         print_report(report)
+    if getattr(args, "plot", None):
+        plot_vision(report, args.plot)
+        print(f"plot: {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

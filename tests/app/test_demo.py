@@ -19,9 +19,16 @@ from damas.rules.pdn import read_pdn
 @pytest.mark.parametrize("variant, seed", [("international", 5), ("brazilian", 6),
                                            ("english", 7)])
 def test_a_short_demo_game_is_seen_exactly(tmp_path, variant, seed):
+    video = str(tmp_path / "demo.mp4") if variant == "english" else None
     options = DemoOptions(variant=variant, seed=seed, max_plies=8, irregular_rate=1.0,
-                          journal=str(tmp_path / "j.jsonl"), level=2)
+                          journal=str(tmp_path / "j.jsonl"), level=2, video=video)
     report = Demo(options, out=lambda *a: None).run()
+    if video:  # the camera's view as H.264, which browsers play
+        import av
+
+        with av.open(video) as film:
+            assert film.streams.video[0].codec_context.name == "h264"
+            assert film.streams.video[0].frames > 20
     summary = report.summary()
     assert summary["moves"] == 8 and summary["misrecognised"] == 0
     assert summary["irregular_flagged"] == summary["irregular_made"] > 0

@@ -26,7 +26,8 @@ def test_new_game_button_stops_attract_play_for_a_visitor(tmp_path):
         if visitor:
             visitor_game.set()
         else:  # someone walks up to the kiosk and presses the button on the screen
-            request = urllib.request.Request(server.url + "action/new-game", method="POST")
+            request = urllib.request.Request(server.url + "action/new-game", method="POST",
+                                             headers={"X-Damas-Token": server.token})
             with urllib.request.urlopen(request, timeout=10) as reply:
                 assert reply.status == 200
 

@@ -98,8 +98,9 @@ def test_read_a_real_photo_gives_the_labelled_board(capsys):
     assert main(["read", str(photo.path), "--variant", "brazilian", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     read = {int(s): v for s, v in data["squares"].items()}
-    from damas.vision.pipeline import BoardReader
     import cv2
+
+    from damas.vision.pipeline import BoardReader
 
     reader = BoardReader(8)
     reader.read(cv2.imread(str(photo.path)))
