@@ -28,18 +28,22 @@ class OccupancyModel:
         except cv2.error as e:
             raise VisionError(f"{path}: not a readable model ({e})") from None
         self.path = path
+        self.outputs = list(self.net.getUnconnectedOutLayersNames())
 
-    def __call__(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, patches: np.ndarray):
         """(N, side, side, 3) normalised patches -> ((N, 3) probabilities of empty, a
-        piece, a crowned piece; (N,) displacement of a piece's top, squares)."""
+        piece, a crowned piece; (N,) displacement of a piece's top, squares; (N, F) the
+        features they come from)."""
         if len(patches) == 0:
-            return np.zeros((0, 3), np.float32), np.zeros(0, np.float32)
+            return np.zeros((0, 3), np.float32), np.zeros(0, np.float32), np.zeros((0, 1))
         blob = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
         self.net.setInput(blob)
-        out = self.net.forward().reshape(len(patches), -1)
+        outs = self.net.forward(self.outputs)
+        out = outs[0].reshape(len(patches), -1)
+        features = outs[1].reshape(len(patches), -1) if len(outs) > 1 else out
         logits = out[:, :3] - out[:, :3].max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True), out[:, 3]
+        return p / p.sum(axis=1, keepdims=True), out[:, 3], features
 
 
 @lru_cache(maxsize=4)

@@ -97,6 +97,7 @@ class Observation:
     plain_probs: np.ndarray  # (plain, 3)
     lean: np.ndarray  # (playing,) displacement of a point one square high
     motion: np.ndarray  # a coarse copy of the patches, for the settle detector
+    features: np.ndarray | None = None  # (playing, F) the model's features
 
 
 class SquareReader:
@@ -120,11 +121,11 @@ class SquareReader:
         playing = normalise(raw[:k], dark_ref, light_ref)
         # a plain square is read as an empty square of its own colour would be
         plain = normalise(raw[k:], light_ref, dark_ref)
-        probs, shift = self.model(np.concatenate([playing, plain]))
+        probs, shift, features = self.model(np.concatenate([playing, plain]))
         tops = top_colours(playing, shift[:k])
         motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
         return Observation(probs[:k], shift[:k], tops, probs[k:], self.lean,
-                           motion.reshape(-1))
+                           motion.reshape(-1), features[:k])
 
 
 _PX = SIDE / SPAN  # patch pixels a square

@@ -193,12 +193,25 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
 
 
 def _export(model, out: Path) -> None:
+    """ONNX with two outputs: the model's four values, and the features they are
+    computed from (the reader compares the squares of one board with them)."""
     import torch
+
+    class WithFeatures(torch.nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.body, self.head = net[:-1], net[-1]
+
+        def forward(self, x):
+            features = self.body(x)
+            return self.head(features), features
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     model.eval()
-    torch.onnx.export(model, torch.zeros(1, 3, SIDE, SIDE), str(tmp), input_names=["patch"],
-                      output_names=["logits"], dynamic_axes={"patch": {0: "n"}},
+    torch.onnx.export(WithFeatures(model), torch.zeros(1, 3, SIDE, SIDE), str(tmp),
+                      input_names=["patch"], output_names=["logits", "features"],
+                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"},
+                                    "features": {0: "n"}},
                       opset_version=13, dynamo=False)
     os.replace(tmp, out)
