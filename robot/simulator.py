@@ -298,7 +298,22 @@ class MachineSimulator:
                 self.state = "Idle"
                 self._reply("[MSG:Caution: Unlocked]")
             return 0
-        if line in ("$", "$$", "$G", "$I"):
+        if line == "$G":
+            self._reply(f"[GC:G0 G54 G17 G21 {'G90' if self.absolute else 'G91'} G94 "
+                        f"{'M3' if self.tool_on else 'M5'} M9 T0 F{self.feed or 0:.0f} S0]")
+            return 0
+        if line == "$I":
+            self._reply("[VER:1.1h.damas:]")
+            self._reply("[OPT:HL,8,127]")
+            return 0
+        if line == "$$":
+            c = self.config
+            for key, value in ((20, 1), (21, 1), (22, 1), (100, 80), (101, 80),
+                               (110, c.max_rate), (111, c.max_rate), (120, c.acceleration),
+                               (121, c.acceleration), (130, c.travel[0]), (131, c.travel[1])):
+                self._reply(f"${key}={value:.3f}" if key >= 100 else f"${key}={value}")
+            return 0
+        if line == "$":
             return 0
         return 3
 
