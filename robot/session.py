@@ -1,7 +1,9 @@
 """A machine, its planner and its record of the board, playing moves: what the app and
 `damas robot play-pdn` use. The machine is a real port, our firmware in simavr
-(`sim-firmware`) or the Python simulator (`sim-python`); with a simulator, the physical
-board is known independently from the pins or the simulated tool (physics.World)."""
+(`sim-firmware`), stock GRBL 1.1h in simavr (`sim-grbl`, set up as the machine file's
+GRBL settings say) or the Python simulator (`sim-python`); with a simulator, the
+physical board is known independently from the pins or the simulated tool
+(physics.World). On a real port only the planner's record is known."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from .machine import Machine
 from .physics import World
 from .planner import Planner, Transfer
 from .state import PhysicalState
+
+SIMULATORS = ("sim-python", "sim-firmware", "sim-grbl")
 
 
 class ExecutionFailed(RobotError):
@@ -40,7 +44,7 @@ class RobotSession:
              timeout: float = 10.0) -> RobotSession:
         state = PhysicalState.at_start(machine, start)
         world = simulator = None
-        if port in ("sim-python", "sim-firmware"):
+        if port in SIMULATORS:
             world = World.from_state(machine, state)
             if port == "sim-python":
                 from .simulator import Config, MachineSimulator
@@ -48,12 +52,20 @@ class RobotSession:
                 simulator = MachineSimulator(
                     Config(speedup=speedup, leds=machine.board_size ** 2 // 2),
                     on_carriage=world.carriage, on_tool=world.tool)
+            elif port == "sim-grbl":
+                from .grblsim import GrblSimulator
+
+                simulator = GrblSimulator(machine, world)
             else:
                 from .simavr import FirmwareSimulator
 
                 simulator = FirmwareSimulator(machine, world)
-            port = simulator.start()
-        driver = GrblDriver(port, timeout=timeout)
+            try:
+                port = simulator.start()
+            except BaseException:
+                simulator.stop()
+                raise
+        driver = GrblDriver(port, timeout=timeout, machine=machine)
         session = cls(machine, driver, state, world, simulator)
         try:
             driver.connect()
@@ -109,9 +121,15 @@ class RobotSession:
             return self.world._to_board(x, y)
         return (0.0, 0.0)
 
+    @property
+    def sees_board(self) -> bool:
+        """True when a simulator reports the physical board (from its pins); on a real
+        port nothing here sees the board, only the planner's record is known."""
+        return self.world is not None
+
     def report(self) -> dict:
-        """Where the pieces are: seen by the simulator when there is one, else as recorded
-        by the planner."""
+        """Where the pieces are: seen by the simulator when there is one (`"seen":
+        true`), else the planner's record (`"seen": false`)."""
         if self.world is not None:
             self.simulator.sync()  # every event the simulator saw is in the world
             layout = self.world.layout()
@@ -126,7 +144,8 @@ class RobotSession:
                       "stray": []}
             travel = 0.0
         seconds = self.simulator.sim_seconds if self.simulator is not None else 0.0
-        return {**layout, "travel_mm": round(travel, 1), "sim_seconds": round(seconds, 2)}
+        return {**layout, "seen": self.sees_board, "travel_mm": round(travel, 1),
+                "sim_seconds": round(seconds, 2)}
 
     def close(self) -> None:
         self.driver.close()
