@@ -86,6 +86,10 @@ class Machine:
     servo_angles: tuple[float, float] | None = None  # a servo lifts the magnet: on, off (deg)
 
     def __post_init__(self):
+        if self.servo_angles is not None:  # a servo on GRBL's PWM: S is the angle, $30=180
+            on, off = self.servo_angles
+            object.__setattr__(self, "tool_on", f"M3 S{on:g}")
+            object.__setattr__(self, "tool_off", f"M3 S{off:g}")
         if self.kind not in KINDS:
             raise MachineFileError(f"machine kind {self.kind!r}: choose from {', '.join(KINDS)}")
         if self.board_size not in (8, 10):
@@ -206,7 +210,6 @@ def _from_json(cls, body) -> Machine:
             raise MachineFileError('servo_angles must be {"on": degrees, "off": degrees}')
         servo = (_number(angles["on"], "servo_angles.on", 0, 180),
                  _number(angles["off"], "servo_angles.off", 0, 180))
-        tool_on, tool_off = f"M3 S{servo[0]:g}", f"M3 S{servo[1]:g}"
     heights = body.get("heights", {})
     if not isinstance(heights, dict) or not all(isinstance(k, str) for k in heights):
         raise MachineFileError("heights must be an object of millimetres")

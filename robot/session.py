@@ -41,12 +41,16 @@ class RobotSession:
 
     @classmethod
     def open(cls, machine: Machine, port: str, start: Position, speedup: float = 200.0,
-             timeout: float = 10.0) -> RobotSession:
+             timeout: float = 10.0, make_simulator=None) -> RobotSession:
+        """make_simulator(world): the simulator to run for a `sim-...` port, when it must
+        be made otherwise than by default (a test's start position, settings...)."""
         state = PhysicalState.at_start(machine, start)
         world = simulator = None
         if port in SIMULATORS:
             world = World.from_state(machine, state)
-            if port == "sim-python":
+            if make_simulator is not None:
+                simulator = make_simulator(world)
+            elif port == "sim-python":
                 from .simulator import Config, MachineSimulator
 
                 simulator = MachineSimulator(
