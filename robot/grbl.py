@@ -114,6 +114,7 @@ class GrblDriver:
         self.timeout = timeout
         self.baudrate = baudrate
         self.machine = machine
+        self.check_reach = True  # calibration turns it off: it is fitting where things are
         self.controller = machine.controller if machine is not None else Controller()
         self.home = (self.controller.homing == "$H") if home is None else home
         self.port: serial.SerialBase | None = None
@@ -154,6 +155,11 @@ class GrblDriver:
     def connect(self) -> None:
         """Open the port (again), reset the controller, read what it is and how it is set
         up, check that against the machine file, then home or unlock."""
+        self.open()
+        self.resync()
+
+    def open(self) -> None:
+        """Open the port (again); nothing is sent."""
         self.close()
         try:
             self.port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=0.05,
@@ -162,7 +168,6 @@ class GrblDriver:
             raise LinkLost(f"cannot open {self.url}: {e}. Check the cable and the port name "
                            "(damas doctor lists the ports)") from None
         self._buffer = b""
-        self.resync()
 
     def resync(self) -> None:
         """On the open port: reset (honouring GRBL's wait for `Reset to continue` after a
@@ -185,15 +190,14 @@ class GrblDriver:
 
     def identify(self) -> None:
         """Build info ($I), settings ($$) and, on GRBL, the work offsets ($#)."""
-        info = self._ask("$I")
-        self.build = next((r.text for r in info if r.text.startswith("[VER:")), "")
-        self.options = next((r.text for r in info if r.text.startswith("[OPT:")), "")
-        if not self.build:
-            raise DriverError(f"the controller on {self.url} answered $I without its version "
-                              "([VER:...]): damas speaks GRBL 1.1 (or its own firmware)")
+        reports = [r.shown for r in self._ask("$I") if r.kind == "report"]
+        self.build = next((t for t in reports if t.startswith("[VER:")), "")
+        self.options = next((t for t in reports if t.startswith("[OPT:")), "")
         if not self.build.startswith("[VER:1.1"):
-            raise DriverError(f"the controller on {self.url} runs {self.build[5:-1][:20]}; "
-                              "damas speaks GRBL 1.1: flash GRBL 1.1h or the damas firmware")
+            seen = self.build[5:] if self.build else (reports[0][1:] if reports else "")
+            raise DriverError(f"the controller on {self.url} runs "
+                              f"{seen.rstrip(':]')[:24] or 'no version it tells'}; damas speaks "
+                              "GRBL 1.1: flash GRBL 1.1h or the damas firmware")
         self.settings = {r.setting[0]: r.setting[1] for r in self._ask("$$")
                          if r.setting is not None}
         self.wco = (0.0, 0.0, 0.0)
@@ -248,7 +252,7 @@ class GrblDriver:
             self._drain()
         self._critical = False
         self._write(b"\x18")
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + min(self.timeout, 5.0)  # an Uno's boot takes ~1 s
         while True:
             reply = parse_reply(self._readline(
                 deadline, f"no banner from {self.url} after a reset: is this a GRBL "
@@ -344,6 +348,7 @@ class GrblDriver:
         heard = False  # a status report came since the last acknowledgement
         next_poll = last_progress + POLL_SECONDS
         todo = deque(enumerate(lines))
+        single = len(todo) == 1
         while todo or pending:
             while todo and not (self.send_and_wait and pending):
                 text = todo[0][1].strip()
@@ -389,8 +394,10 @@ class GrblDriver:
                         f"{self.url} acknowledged line {sent.index + 1} ({FRAME}) before its "
                         "report: an extra acknowledgement came earlier")
                 if reply.kind == "error":
-                    raise DriverError(f"the controller refused line {sent.index + 1} "
-                                      f"(`{sent.text[:30]}`): {describe('error', reply.code)}")
+                    which = f"`{sent.text[:30]}`" if single else \
+                        f"line {sent.index + 1} (`{sent.text[:30]}`)"
+                    raise DriverError(f"the controller on {self.url} refused {which}: "
+                                      f"{describe('error', reply.code)}")
                 if sent.sync:
                     in_flight = sum(p.seconds for p in pending)
                 if on_ack:
@@ -525,6 +532,51 @@ def _ramp_seconds(distance: float, speed: float, accel: float) -> float:
     return 2 * math.sqrt(distance / accel)
 
 
+def configure(driver: GrblDriver, machine: Machine) -> list[str]:
+    """Sends a stock GRBL the machine file's `$` settings that it lacks (they stay in its
+    EEPROM), then checks them; returns the lines sent. Nothing moves."""
+    driver.open()
+    driver.soft_reset()
+    driver.identify()
+    if driver.firmware != "grbl":
+        raise RobotError(f"the controller on {driver.url} runs the damas firmware, whose "
+                         "settings are built in (firmware/damas/config.h): nothing to send")
+    lines = settings_to_send(machine, driver.settings)
+    for line in lines:
+        driver.command(line)
+    driver.identify()
+    problems = check_settings(machine, driver)
+    if problems:
+        raise SettingsMismatch(f"after sending the settings, the controller on {driver.url} "
+                               f"still does not match the machine file: {'; '.join(problems)}")
+    return lines
+
+
+def settings_to_send(machine: Machine, settings: dict[int, float]) -> list[str]:
+    """The `$` lines that give a GRBL the machine file's settings, in an order GRBL takes:
+    homing ($22) before soft limits ($20), which it refuses without homing."""
+    lines = []
+    for key in sorted(machine.controller.settings, key=lambda k: (k != 22, k)):
+        want = machine.controller.settings[key]
+        if key not in settings or not math.isclose(settings[key], want, abs_tol=1e-3):
+            lines.append(f"${key}={want:g}")
+    return lines
+
+
+def describe_settings(settings: dict[int, float]) -> str:
+    """GRBL's settings that matter to a board robot, in words."""
+    def axis(letter: str, k: int) -> str:
+        return (f"{letter} {settings.get(100 + k, 0):g} steps/mm, "
+                f"{settings.get(110 + k, 0):g} mm/min, {settings.get(120 + k, 0):g} mm/s^2, "
+                f"travel {settings.get(130 + k, 0):g} mm")
+
+    on = {1.0: "on", 0.0: "off"}
+    return (f"homing {on.get(settings.get(22), '?')} ($22), soft limits "
+            f"{on.get(settings.get(20), '?')} ($20), hard limits {on.get(settings.get(21), '?')}"
+            f" ($21); {axis('X', 0)}; {axis('Y', 1)}; status reports "
+            f"{'MPos' if int(settings.get(10, 1)) & 1 else 'WPos'} ($10)")
+
+
 def check_settings(machine: Machine, driver: GrblDriver) -> list[str]:
     """What in the controller contradicts the machine file, each with the line to send."""
     wanted = machine.controller
@@ -567,7 +619,7 @@ def check_settings(machine: Machine, driver: GrblDriver) -> list[str]:
         problems.append(f"GRBL's work offset is X{x:g} Y{y:g} but the machine file uses machine "
                         "coordinates: send G10 L2 P1 X0 Y0 and G92.1 (or set \"coordinates\": "
                         '"work")')
-    if soft and not problems:
+    if soft and not problems and driver.check_reach:
         problems += _outside_soft_limits(machine, driver)
     return problems
 

@@ -147,13 +147,14 @@ class GrblSimulator(FirmwareSimulator):
         self.settings = dict(controller.settings if settings is None else settings)
         self.homing = controller.homing == "$H"
         self.variant = variant or ("xy-homing" if self.homing else "stock")
-        have = {**controller.settings, **self.settings}
-        self.pulloff = have.get(27, PULLOFF) if self.homing else PULLOFF
-        self.steps = (have.get(100, 250.0), have.get(101, 250.0))
-        self.travel = tuple(max(have.get(k, 200.0) - (self.pulloff if self.homing else 0), 1.0)
-                            for k in (130, 131))
+        built = controller.settings  # the mechanics are as the machine file says
+        self.pulloff = built.get(27, PULLOFF) if self.homing else PULLOFF
+        self.steps = (built.get(100, 80.0), built.get(101, 80.0))
+        self.travel = tuple(max(built.get(k, 660.0) - (self.pulloff if self.homing else 0),
+                                1.0) for k in (130, 131))
+        have = {**built, **self.settings}  # what GRBL was told
         if self.homing:  # homed toward the minimum ($23=3): machine space [-$130, 0]
-            mpos_offset = tuple(self.pulloff - have.get(k, 200.0) for k in (130, 131))
+            mpos_offset = tuple(have.get(27, 1.0) - have.get(k, 200.0) for k in (130, 131))
         else:
             mpos_offset = (-start[0], -start[1])
         if controller.coordinates == "work":

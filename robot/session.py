@@ -21,10 +21,13 @@ SIMULATORS = ("sim-python", "sim-firmware", "sim-grbl")
 
 
 class ExecutionFailed(RobotError):
-    def __init__(self, run: Execution):
+    def __init__(self, run: Execution, homes: bool = True):
         done = ", ".join(str(s) for s in run.done) or "none"
+        again = ("The machine is homed again." if homes else
+                 "The machine is unlocked; it has no homing, so check that the carriage is "
+                 "where GRBL counts it.")
         super().__init__(f"{run.error}. Steps done: {done}. Interrupted: {run.interrupted}. "
-                         + ("The machine is homed again." if run.recovered else
+                         + (again if run.recovered else
                             "The machine is not reachable: check the cable and power."))
         self.run = run
 
@@ -84,7 +87,7 @@ class RobotSession:
     def run(self, steps: list[Transfer]) -> Execution:
         result = execute(self.driver, self.machine, steps, on_done=self.state.apply)
         if not result.complete:
-            raise ExecutionFailed(result)
+            raise ExecutionFailed(result, self.driver.home)
         return result
 
     def reset(self, position: Position) -> Execution:

@@ -1,5 +1,5 @@
-"""`damas robot play-pdn`, `damas calibrate robot`, `damas bench robot` and
-`damas bench robot-firmware`."""
+"""`damas robot play-pdn`, `damas robot configure`, `damas calibrate robot`, `damas bench
+robot` and `damas bench robot-firmware`."""
 
 from __future__ import annotations
 
@@ -21,9 +21,15 @@ def register(sub) -> None:
     p.add_argument("--machine", help="machine description (default: the example for the "
                                      "game's board)")
     p.add_argument("--port", required=True,
-                   help="serial port or pyserial URL, or sim-firmware / sim-python")
+                   help="serial port or pyserial URL, or sim-firmware / sim-grbl / sim-python")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=run_play_pdn)
+
+    p = robot.add_parser("configure", help="send a stock GRBL the $ settings of the machine "
+                                           "file (what damas doctor lists)")
+    p.add_argument("--port", required=True, help="the GRBL controller's serial port")
+    p.add_argument("--machine", required=True, help="machine description with GRBL settings")
+    p.set_defaults(run=run_configure)
 
     calibrate = command_group(sub, "calibrate", "calibrate the camera, board or robot")
     p = calibrate.add_parser("robot", help="fit the board to the machine from jogged squares")
@@ -65,7 +71,9 @@ def run_play_pdn(args) -> int:
         result = session.report()
     expected = {str(n): replay.position.pieces().get(n, "e")
                 for n in range(1, machine.board_size ** 2 // 2 + 1)}
-    result["matches_game"] = result["squares"] == expected and not result["stray"]
+    matches = result["squares"] == expected and not result["stray"]
+    # only a simulator sees the board; on a real port the squares are the planner's record
+    result["matches_game" if result["seen"] else "record_matches_game"] = matches
     if args.json:
         print(json.dumps(result))
         return 0
@@ -73,10 +81,32 @@ def run_play_pdn(args) -> int:
     for colour, slots in result["trays"].items():
         print(f"{colour} tray: {sum(1 for s in slots if s != 'e')} pieces")
     print(f"carriage travel {result['travel_mm']:.0f} mm, {result['sim_seconds']:.1f} s "
-          f"of machine time, {len(game.moves)} moves")
-    print("the board matches the game's final position" if result["matches_game"] else
-          "the board does NOT match the game's final position")
-    return 0 if result["matches_game"] else 1
+          f"of machine time, {len(game.moves)} moves" if result["seen"] else
+          f"{len(game.moves)} moves played")
+    if result["seen"]:
+        print("the board, as the simulator's pins moved it, "
+              + ("matches" if matches else "does NOT match") + " the game's final position")
+    else:
+        print("the planner's record " + ("matches" if matches else "does NOT match")
+              + " the game's final position; nothing watched the board itself: look at it")
+    return 0 if matches else 1
+
+
+def run_configure(args) -> int:
+    from damas.robot.grbl import GrblDriver, configure
+    from damas.robot.machine import load_machine
+
+    machine = load_machine(args.machine)
+    driver = GrblDriver(args.port, timeout=5.0, home=False)
+    try:
+        sent = configure(driver, machine)
+    finally:
+        driver.close()
+    for line in sent:
+        print(f"sent {line}")
+    print(("GRBL's settings now fit " if sent else "GRBL's settings already fit ")
+          + args.machine)
+    return 0
 
 
 def _diagram(squares: dict[str, str], size: int) -> str:
