@@ -9,7 +9,8 @@ machine file says.
 Lines stream with character counting against GRBL's 128-byte receive buffer, and every
 acknowledgement is checked against what was sent: a block of work ends with `G4 P0` (its
 `ok` comes once the motion has ended) and `$G`, whose `[GC:...]` report must come
-exactly when every line before it has been acknowledged. A lost, doubled or garbled
+exactly when every line before it has been acknowledged; nothing after a `$G` is sent
+before it is. A lost, doubled or garbled
 `ok` breaks that count: the driver stops with `AckMismatch`, and the caller resets and
 homes again. No wait is open-ended: the next acknowledgement must come within the
 machine time of what is still queued (from the controller's `$110`/`$120` rates) plus
@@ -37,7 +38,7 @@ RX_BUFFER = 128
 POLL_SECONDS = 0.2  # GRBL asks for at most 5 status reports a second
 FRAME = "$G"  # ends a block of work: its [GC:...] report frames the acknowledgements
 RESET_TO_CONTINUE = "[MSG:Reset to continue]"
-MAX_PENDING_BYTES = 4096  # a "line" longer than this without an end is noise
+MAX_PENDING_BYTES = 16384  # a "line" longer than this without an end is noise
 WORD = re.compile(r"([A-Z])(-?\d*\.?\d*)")
 SETTING_NAMES = {
     20: "soft limits", 21: "hard limits", 22: "homing", 23: "homing direction mask",
@@ -350,7 +351,10 @@ class GrblDriver:
         todo = deque(enumerate(lines))
         single = len(todo) == 1
         while todo or pending:
-            while todo and not (self.send_and_wait and pending):
+            # a FRAME is a barrier: the next step's lines wait until this one is verified,
+            # so a mismatch never finds a later step begun
+            while todo and not (self.send_and_wait and pending) and \
+                    not (pending and pending[-1].framed):
                 text = todo[0][1].strip()
                 data = (text + "\n").encode("ascii", "replace")
                 if pending and queued + len(data) > RX_BUFFER - 1:

@@ -79,14 +79,14 @@ def parse_reply(line: str) -> Reply:
     line = line.strip()
     if not line:
         return Reply("empty")
-    if len(line) > MAX_LINE:
-        return Reply("noise", line[:MAX_LINE])
     if line == "ok":
         return Reply("ok", line)
     if line.startswith(("error:", "ALARM:")):
         match = CODE.match(line)
         kind = "error" if line.startswith("error:") else "alarm"
-        return Reply(kind, line, int(match.group(2)) if match else None)
+        return Reply(kind, line[:MAX_LINE], int(match.group(2)) if match else None)
+    if len(line) > MAX_LINE:
+        return Reply("noise", line[:MAX_LINE])
     if line.startswith("<") and line.endswith(">"):
         status = _status(line[1:-1])
         return Reply("status", line, status=status) if status else Reply("noise", line)
