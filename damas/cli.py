@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--frames", type=int, help="vision: how many rendered frames")
     bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set")
+    bench.add_argument("--firmware", choices=("damas", "grbl"), default="damas",
+                       help="robot-firmware: grbl plays the games on stock GRBL 1.1h too, "
+                            "side by side with our firmware")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 

@@ -125,6 +125,7 @@ class GrblDriver:
         self.settings: dict[int, float] = {}
         self.wco = (0.0, 0.0, 0.0)  # work coordinate offset: WPos = MPos - WCO
         self.last_status: Status | None = None
+        self.lines_sent = 0  # every line streamed since the driver was made
         self.messages: deque[str] = deque(maxlen=200)  # pushed lines and noise, for the log
         self._buffer = b""
         self._stray: str | None = None  # an acknowledgement that came for no line
@@ -361,6 +362,7 @@ class GrblDriver:
                     break
                 index, _ = todo.popleft()
                 self._write(data)
+                self.lines_sent += 1
                 sent = _Sent(index, text, len(data), self._motion.seconds(text),
                              text == FRAME, _is_sync(text))
                 pending.append(sent)

@@ -7,7 +7,7 @@
  *             FIRMWARE.elf
  *
  * --grbl: the ELF is a stock GRBL 1.1 on a CNC shield (D11 is its spindle PWM, reported
- * as PWM events; no LEDs), and the harness works around two simavr timer quirks GRBL meets
+ * as PWM events; no LEDs), and the harness works around simavr timer quirks GRBL meets
  * (see grbl_quirks below). --steps-per-mm, --travel and --pulloff describe the machine
  * the firmware drives (default: our firmware's config.h).
  *
