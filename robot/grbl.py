@@ -335,92 +335,22 @@ class GrblDriver:
     def stream(self, lines: Iterable[str], on_ack: Callable[[int], None] | None = None,
                timeout: float | None = None, collect: list[Reply] | None = None) -> None:
         """Send lines with character counting; `on_ack(i)` runs when line i is
-        acknowledged (a FRAME line: once its report came in its place too). Stops at the
-        first error, alarm, reset, acknowledgement mismatch or silence. `timeout`: how
-        much longer than the machine time still queued an acknowledgement may take."""
+        acknowledged (a FRAME line: once its report came in its place too), after the next
+        lines are on their way, so a slow on_ack never holds the machine up. Stops at the
+        first error, alarm, reset, acknowledgement mismatch or silence. `timeout`: how much
+        longer than the machine time still queued an acknowledgement may take."""
         if self._stray is not None:
             stray, self._stray = self._stray, None
             raise AckMismatch(f"an acknowledgement ({stray}) came from {self.url} for no line "
                               "sent: the count of acknowledgements cannot be trusted")
-        pending: deque[_Sent] = deque()
-        queued = 0
-        in_flight = 0.0  # machine seconds of what was sent and may not have run yet
-        margin = timeout or self.timeout
-        last_progress = time.monotonic()
-        heard = False  # a status report came since the last acknowledgement
-        next_poll = last_progress + POLL_SECONDS
-        todo = deque(enumerate(lines))
-        single = len(todo) == 1
-        while todo or pending:
-            # a FRAME is a barrier: the next step's lines wait until this one is verified,
-            # so a mismatch never finds a later step begun
-            while todo and not (self.send_and_wait and pending) and \
-                    not (pending and pending[-1].framed):
-                text = todo[0][1].strip()
-                data = (text + "\n").encode("ascii", "replace")
-                if pending and queued + len(data) > RX_BUFFER - 1:
-                    break
-                index, _ = todo.popleft()
-                self._write(data)
-                self.lines_sent += 1
-                sent = _Sent(index, text, len(data), self._motion.seconds(text),
-                             text == FRAME, _is_sync(text))
-                pending.append(sent)
-                queued += sent.size
-                in_flight += sent.seconds
-            now = time.monotonic()
-            deadline = last_progress + in_flight + margin
-            if now > deadline:
-                head = pending[0]
-                raise LinkLost(
-                    f"no acknowledgement of line {head.index + 1} (`{head.text[:30]}`) from "
-                    f"{self.url} in {now - last_progress:.0f} s"
-                    + (", although it answers status requests: an acknowledgement was lost"
-                       if heard else ": it stopped answering"))
-            if now >= next_poll:  # a long move answers late: keep asking how it goes
-                self._write(b"?")
-                next_poll = now + POLL_SECONDS
-            try:
-                line = self._readline(min(next_poll, deadline), f"{self.url} stopped answering")
-            except LinkLost:
-                if self.port is None:
-                    raise
-                continue
-            reply = parse_reply(line)
-            if reply.kind in ("ok", "error"):
-                if not pending:
-                    raise AckMismatch(f"an acknowledgement ({reply.shown}) came from {self.url} "
-                                      "for no line sent")
-                sent = pending.popleft()
-                queued -= sent.size
-                last_progress = time.monotonic()
-                heard = False
-                if sent.framed and not sent.report_seen:
-                    raise AckMismatch(
-                        f"{self.url} acknowledged line {sent.index + 1} ({FRAME}) before its "
-                        "report: an extra acknowledgement came earlier")
-                if reply.kind == "error":
-                    which = f"`{sent.text[:30]}`" if single else \
-                        f"line {sent.index + 1} (`{sent.text[:30]}`)"
-                    raise DriverError(f"the controller on {self.url} refused {which}: "
-                                      f"{describe('error', reply.code)}")
-                if sent.sync:
-                    in_flight = sum(p.seconds for p in pending)
-                if on_ack:
-                    on_ack(sent.index)
-            elif reply.kind == "report" and reply.text.startswith("[GC:"):
-                head = pending[0] if pending else None
-                if head is None or not head.framed or head.report_seen:
-                    where = f"line {head.index + 1} (`{head.text[:30]}`)" if head else "no line"
-                    raise AckMismatch(f"{self.url} sent a parser-state report while {where} "
-                                      "was still unacknowledged: an acknowledgement was lost "
-                                      "or garbled")
-                head.report_seen = True
-            else:
-                heard |= reply.kind == "status"
-                self._pushed(reply)
-                if collect is not None and reply.kind in ("report", "setting", "message"):
-                    collect.append(reply)
+        exchange = _Exchange(self, list(lines), timeout or self.timeout, collect)
+        try:
+            while exchange.todo or exchange.pending:
+                exchange.send_more()
+                exchange.tell(on_ack)
+                exchange.take(exchange.next_reply())
+        finally:  # acknowledged lines are told even when the stream then fails
+            exchange.tell(on_ack)
 
     def _pushed(self, reply: Reply) -> None:
         if reply.kind == "alarm":
@@ -474,6 +404,111 @@ class GrblDriver:
 
     def resume(self) -> None:
         self._write(b"~")
+
+
+class _Exchange:
+    """One stream of lines: what is sent and not yet acknowledged, and the checks."""
+
+    def __init__(self, driver: GrblDriver, lines: list[str], margin: float,
+                 collect: list[Reply] | None):
+        self.driver = driver
+        self.todo = deque(enumerate(lines))
+        self.single = len(lines) == 1
+        self.pending: deque[_Sent] = deque()
+        self.acked: list[int] = []  # acknowledged, not yet told
+        self.queued = 0  # bytes in the controller's receive buffer
+        self.in_flight = 0.0  # machine seconds of what was sent and may not have run yet
+        self.margin = margin
+        self.collect = collect
+        self.last_progress = time.monotonic()
+        self.heard = False  # a status report came since the last acknowledgement
+        self.next_poll = self.last_progress + POLL_SECONDS
+
+    def send_more(self) -> None:
+        """As many lines as the receive buffer takes; a FRAME is a barrier: the next
+        step's lines wait until it is verified, so a mismatch never finds a later step
+        begun."""
+        driver, pending = self.driver, self.pending
+        while self.todo and not (driver.send_and_wait and pending) and \
+                not (pending and pending[-1].framed):
+            text = self.todo[0][1].strip()
+            data = (text + "\n").encode("ascii", "replace")
+            if pending and self.queued + len(data) > RX_BUFFER - 1:
+                return
+            index, _ = self.todo.popleft()
+            driver._write(data)
+            driver.lines_sent += 1
+            sent = _Sent(index, text, len(data), driver._motion.seconds(text),
+                         text == FRAME, _is_sync(text))
+            pending.append(sent)
+            self.queued += sent.size
+            self.in_flight += sent.seconds
+
+    def tell(self, on_ack) -> None:
+        while self.acked and on_ack:
+            on_ack(self.acked.pop(0))
+
+    def next_reply(self) -> Reply:
+        """The next line from the controller, asking for status now and then; LinkLost when
+        no acknowledgement comes within the machine time queued and the margin."""
+        driver = self.driver
+        while True:
+            now = time.monotonic()
+            deadline = self.last_progress + self.in_flight + self.margin
+            if now > deadline:
+                head = self.pending[0]
+                raise LinkLost(
+                    f"no acknowledgement of line {head.index + 1} (`{head.text[:30]}`) from "
+                    f"{driver.url} in {now - self.last_progress:.0f} s"
+                    + (", although it answers status requests: an acknowledgement was lost"
+                       if self.heard else ": it stopped answering"))
+            if now >= self.next_poll:  # a long move answers late: keep asking how it goes
+                driver._write(b"?")
+                self.next_poll = now + POLL_SECONDS
+            try:
+                return parse_reply(driver._readline(min(self.next_poll, deadline),
+                                                    f"{driver.url} stopped answering"))
+            except LinkLost:
+                if driver.port is None:
+                    raise
+
+    def take(self, reply: Reply) -> None:
+        if reply.kind in ("ok", "error"):
+            self._acknowledged(reply)
+        elif reply.kind == "report" and reply.text.startswith("[GC:"):
+            head = self.pending[0] if self.pending else None
+            if head is None or not head.framed or head.report_seen:
+                where = f"line {head.index + 1} (`{head.text[:30]}`)" if head else "no line"
+                raise AckMismatch(f"{self.driver.url} sent a parser-state report while "
+                                  f"{where} was still unacknowledged: an acknowledgement was "
+                                  "lost or garbled")
+            head.report_seen = True
+        else:
+            self.heard |= reply.kind == "status"
+            self.driver._pushed(reply)
+            if self.collect is not None and reply.kind in ("report", "setting", "message"):
+                self.collect.append(reply)
+
+    def _acknowledged(self, reply: Reply) -> None:
+        url = self.driver.url
+        if not self.pending:
+            raise AckMismatch(f"an acknowledgement ({reply.shown}) came from {url} for no "
+                              "line sent")
+        sent = self.pending.popleft()
+        self.queued -= sent.size
+        self.last_progress = time.monotonic()
+        self.heard = False
+        if sent.framed and not sent.report_seen:
+            raise AckMismatch(f"{url} acknowledged line {sent.index + 1} ({FRAME}) before its "
+                              "report: an extra acknowledgement came earlier")
+        if reply.kind == "error":
+            which = f"`{sent.text[:30]}`" if self.single else \
+                f"line {sent.index + 1} (`{sent.text[:30]}`)"
+            raise DriverError(f"the controller on {url} refused {which}: "
+                              f"{describe('error', reply.code)}")
+        if sent.sync:  # the controller answers it once the motion queued before has run
+            self.in_flight = sum(p.seconds for p in self.pending)
+        self.acked.append(sent.index)
 
 
 def _is_sync(text: str) -> bool:

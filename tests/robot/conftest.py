@@ -7,7 +7,8 @@ DAMAS_REQUIRE_FIRMWARE=1 (CI), where they fail.
 
 GRBL machines in the tests are fast (grbl_machine): GRBL runs in simavr at a few times
 real time at best (it never sleeps), so the tests give it a small board (25 mm squares),
-20 steps/mm, 500 mm/s rapids at 5000 mm/s^2 and 200 mm/s slides.
+20 steps/mm (12 kHz at the top rate, GRBL goes to 30), 600 mm/s rapids at 10000 mm/s^2
+and 300 mm/s slides.
 """
 
 import os
@@ -61,7 +62,7 @@ def grbl():
 
 
 PULLOFF = 2.0
-FAST = {100: 20, 101: 20, 110: 30000, 111: 30000, 120: 5000, 121: 5000, 32: 0}
+FAST = {100: 20, 101: 20, 110: 36000, 111: 36000, 120: 10000, 121: 10000, 32: 0}
 BOARD_AT = (75.0, 50.0)  # the board's corner, mm from the carriage's origin corner
 
 
@@ -90,7 +91,7 @@ def fast_grbl_machine(size=8, homing="$H", coordinates="machine", tool="coolant"
     have.update(settings or {})
     return standard_layout(f"fast {size}x{size} GRBL gantry", "gantry-magnet", size,
                            pitch=25.0, piece_diameter=21.25, origin=origin,
-                           feed_travel=30000.0, feed_carry=12000.0,
+                           feed_travel=36000.0, feed_carry=18000.0,
                            controller=Controller("grbl", homing, coordinates, have), **tools)
 
 

@@ -78,7 +78,7 @@ def test_doctor_names_wrong_settings_and_prints_the_lines_to_send(grbl_machine, 
     assert "$100=250 (X steps/mm) but the machine file says 20: send $100=20" in text
     assert '$22=0 (homing) but the machine file homes with "$H"' in text
     lines = [line.strip() for line in text.split("send these lines")[1].splitlines()[1:]]
-    assert lines[:2] == ["$22=1", "$20=1"] and "$100=20" in lines and "$110=30000" in lines
+    assert lines[:2] == ["$22=1", "$20=1"] and "$100=20" in lines and "$110=36000" in lines
     assert steps_so_far(sim) == 0
 
     # `damas robot configure` sends exactly those lines; then the settings fit
