@@ -5,6 +5,7 @@ rules, and bad input - settings that contradict the machine file, a port that is
 GRBL, a setting GRBL refuses, homing on a stock GRBL - is one line on stderr, exit 2,
 with nothing moved (the step pins never pulsed)."""
 
+import json
 import math
 import os
 import pty
@@ -301,3 +302,26 @@ def test_a_fault_mid_slide_on_grbl_is_reported_exactly(grbl_machine, fault):
     finally:
         driver.close()
         sim.stop()
+
+
+def test_play_pdn_on_a_real_port_calls_the_planners_record_that(grbl_machine, grbl_sim,
+                                                                tmp_path, capsys):
+    """Through a port damas did not start, nothing sees the board: the command says the
+    planner's record matches, never that the board does."""
+    machine = grbl_machine(8, "none")
+    path = tmp_path / "m.json"
+    save_machine(machine, path)
+    sim = grbl_sim(machine)
+    game = short_game(tmp_path)
+    assert main(["robot", "play-pdn", str(game), "--machine", str(path), "--port",
+                 sim.port]) == 0
+    out = capsys.readouterr().out
+    assert "the planner's record matches the game's final position; nothing watched the " \
+           "board itself: look at it" in out
+    assert "the board" not in out.replace("the board itself", "")
+    assert main(["robot", "play-pdn", str(game), "--machine", str(path), "--port", sim.port,
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["seen"] is False and result["record_matches_game"] is True
+    assert "matches_game" not in result
+    assert steps_so_far(sim) > 0  # it did play, on GRBL
