@@ -87,6 +87,9 @@ def load_versioned_json(path: str | os.PathLike, kind: str, version: int) -> dic
     except json.JSONDecodeError as e:
         raise FileFormatError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}: "
                               f"{e.msg})") from None
+    except (ValueError, RecursionError):  # a number of thousands of digits, deep nesting
+        raise FileFormatError(f"{path}: not JSON damas can read (a number too long or "
+                              "lists nested too deep)") from None
     if not isinstance(document, dict) or document.get("format") != kind:
         raise FileFormatError(f"{path}: not a {kind} file")
     if document.get("version") != version:

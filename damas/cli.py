@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="vision --photos: write an annotated image of every miss to OUT")
     bench.add_argument("--plot", metavar="FILE", help="vision: also draw the figures "
                                                       "(.png, .svg, .pdf; needs matplotlib)")
+    bench.add_argument("--firmware", choices=("damas", "grbl"), default="damas",
+                       help="robot-firmware: grbl plays the games on stock GRBL 1.1h too, "
+                            "side by side with our firmware")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 

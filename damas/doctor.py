@@ -35,21 +35,50 @@ def check_camera(spec: str) -> Check:
         cap.release()
 
 
-def check_port(port: str) -> Check:
-    from damas.robot.grbl import GrblDriver
+def check_port(port: str, machine_path: str | None = None) -> list[Check]:
+    """What answers on `port` (the damas firmware or stock GRBL, its version and
+    settings), and with a machine file whether those settings fit it: the exact `$` lines
+    to send when they do not. Nothing is moved or unlocked."""
+    from damas.robot.grbl import GrblDriver, check_settings, describe_settings, settings_to_send
+    from damas.robot.machine import load_machine
     from damas.rules import DamasError
 
     driver = GrblDriver(port, timeout=3.0, home=False)
     try:
-        driver.connect()
-        return Check(f"serial port {port}", True, f"GRBL {driver.version} answers")
+        driver.open()
+        driver.soft_reset()
+        driver.identify()
     except DamasError as e:
-        ports = _list_ports()
-        return Check(f"serial port {port}", False, str(e),
-                     f"serial ports on this machine: {ports or 'none'}; check the cable, "
-                     "the power and that no other program has the port open")
-    finally:
         driver.close()
+        ports = _list_ports()
+        return [Check(f"serial port {port}", False, str(e),
+                      f"serial ports on this machine: {ports or 'none'}; check the cable, "
+                      "the power and that no other program has the port open")]
+    driver.close()
+    what = ("the damas firmware" if driver.firmware == "damas" else "stock GRBL") + \
+        f" {driver.version} ({driver.build}{', ' + driver.options if driver.options else ''})"
+    checks = [Check(f"serial port {port}", True,
+                    f"{what}: {describe_settings(driver.settings)}")]
+    if machine_path is None:
+        return checks
+    try:
+        machine = load_machine(machine_path)
+    except DamasError:
+        return checks  # check_machine reports it
+    problems = check_settings(machine, driver)
+    lines = settings_to_send(machine, driver.settings) if driver.firmware == "grbl" else []
+    name = f"{port} for the machine file {machine_path}"
+    if not problems and not lines:
+        return checks + [Check(name, True, "the controller's settings fit the machine file")]
+    fix = ""
+    if lines:
+        fix = ("send these lines to GRBL (or run damas robot configure --port "
+               f"{port} --machine {machine_path}):\n" + "\n".join(f"         {line}"
+                                                          for line in lines))
+    return checks + [Check(name, not problems,
+                           "; ".join(problems) if problems else
+                           "settings that differ from the machine file, not in the way: "
+                           + " ".join(lines), fix)]
 
 
 def _list_ports() -> str:
@@ -105,14 +134,14 @@ def check_ports() -> list[Check]:
         return [Check("serial ports", False, "none found",
                       "plug the robot or LED board in (USB); on Linux check /dev/ttyACM* "
                       "and /dev/ttyUSB* and that you are in the 'dialout' group")]
-    return [check_port(p) for p in ports.split(", ")]
+    return [c for p in ports.split(", ") for c in check_port(p)]
 
 
 def run_checks(camera=None, port=None, machine=None, calibration=None) -> list[Check]:
     checks = []
     if camera is not None:
         checks.append(check_camera(str(camera)))
-    checks += [check_port(port)] if port else check_ports()
+    checks += check_port(port, machine) if port else check_ports()
     if machine:
         checks.append(check_machine(machine))
     if calibration:
@@ -124,6 +153,6 @@ def report(checks: list[Check]) -> str:
     lines = []
     for c in checks:
         lines.append(f"[{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
-        if not c.ok and c.fix:
+        if c.fix:
             lines.append(f"       fix: {c.fix}")
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """Robot calibration: jog the tool over reference squares, fit board → machine.
 
 The fit is a least-squares affine map from board-frame points to the machine positions
-the tool was jogged to; with four reference squares it also tells, per square, how far
-the fitted map misses (the residual), so a badly jogged square stands out.
+the tool was jogged to - in the coordinates the machine file uses (GRBL's MPos or WPos),
+the ones the driver then sends; with four reference squares it also tells, per square,
+how far the fitted map misses (the residual), so a badly jogged square stands out.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 import numpy as np
 
 from .errors import RobotError
-from .grbl import GrblDriver
+from .grbl import AlarmError, GrblDriver
 from .machine import Machine, load_machine, save_machine
 
 JOG = re.compile(r"^([xyz])\s*([+-]|=)\s*(-?\d+(?:\.\d+)?)$")
@@ -61,10 +62,14 @@ def jog_to_square(driver: GrblDriver, square: int, read=input, say=print) -> tup
             say("  ? type e.g. x+10, y-0.5, x=120 or ok")
             continue
         axis, how, value = match.groups()
-        if how == "=":
-            driver.stream([f"G90 G0 {axis.upper()}{value}", "G4 P0"])
-        else:
-            driver.stream([f"G91 G0 {axis.upper()}{how}{value}", "G90", "G4 P0"])
+        try:
+            if how == "=":
+                driver.stream([f"G90 G0 {axis.upper()}{value}", "G4 P0"])
+            else:
+                driver.stream([f"G91 G0 {axis.upper()}{how}{value}", "G90", "G4 P0"])
+        except AlarmError as e:  # e.g. a jog beyond the soft limits: say so, home, go on
+            say(f"  ! {e}; homing again")
+            driver.resync()
         x, y, z = driver.status().position
         say(f"  at X{x:.2f} Y{y:.2f} Z{z:.2f}")
 
@@ -90,7 +95,8 @@ def calibrate_interactively(args) -> int:
 
         simulator = MachineSimulator(Config(speedup=50.0))
         port = simulator.start()
-    driver = GrblDriver(port)
+    driver = GrblDriver(port, machine=machine)
+    driver.check_reach = False  # the board's place is what is being fitted
     try:
         driver.connect()
         fitted, residuals = calibrate(machine, driver, squares,

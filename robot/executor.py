@@ -1,10 +1,12 @@
 """Runs planned steps on a machine and says exactly which were done.
 
-A step counts as done when the `ok` of its block's closing dwell arrives: the controller
-sends it only after the motion has ended. When the line drops, the controller resets or
-raises an alarm, execution stops, the link is re-opened and the machine homed again, and
-the report names the steps done, the step that was interrupted (its piece may stand
-anywhere along its path: vision or the simulator must look) and the last known position.
+A step counts as done when its block's closing `$G` is acknowledged in its place (after
+the `G4 P0` that waits for the motion to end; gcode.py). When the line drops, the
+controller resets or raises an alarm, or the acknowledgements stop matching what was
+sent, execution stops, the controller is reset (on the open line, else on a re-opened
+one) and homed again, and the report names the steps done, the step that was interrupted
+(its piece may stand anywhere along its path: vision or the simulator must look) and the
+last known position.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ class Execution:
 def execute(driver: GrblDriver, machine: Machine, steps: list[Transfer],
             on_done: Callable[[Transfer], None] | None = None,
             reconnect_attempts: int = 3) -> Execution:
+    if driver.max_rate is not None:  # never plan faster than the controller goes
+        machine = machine.with_feeds_at_most(driver.max_rate)
     blocks = program(machine, steps)
     lines = [line for block in blocks for line in block]
     ends = {}
@@ -62,11 +66,18 @@ def execute(driver: GrblDriver, machine: Machine, steps: list[Transfer],
 
 
 def recover(driver: GrblDriver, attempts: int) -> bool:
-    """Stop whatever still runs, then reconnect and home. False if the machine stays
-    unreachable; the caller pauses and tries again later."""
+    """Stop whatever still runs (a soft reset first: queued lines must not run on), then
+    home again: on the open line if it still works, else on a re-opened one. False if the
+    machine stays unreachable; the caller pauses and tries again later."""
+    if driver.port is not None:
+        try:
+            driver.resync()
+            return True
+        except RobotError:
+            pass
     for _ in range(max(attempts, 1)):
         try:
-            driver.connect()  # a soft reset first: queued lines must not run on
+            driver.connect()
             return True
         except RobotError:
             continue

@@ -1,12 +1,15 @@
 """Transfers as G-code blocks in the GRBL 1.1 dialect.
 
 Each block ends with `G4 P0`: GRBL answers a dwell only once every motion queued before
-it has finished, so the `ok` of a block's last line means the piece is really there.
-That is what lets the driver report exactly which steps of a move were done.
+it has finished, so its `ok` means the piece is really there. Then `$G`: its report
+comes only after every line before it was acknowledged, so the driver can check that no
+`ok` was lost or doubled (grbl.py). That is what lets the driver report exactly which
+steps of a move were done: a step is done when its `$G` is acknowledged in its place.
 """
 
 from __future__ import annotations
 
+from .grbl import FRAME
 from .machine import Machine
 from .planner import Transfer
 
@@ -28,7 +31,7 @@ def transfer_block(machine: Machine, step: Transfer) -> list[str]:
 def _slide(machine: Machine, step: Transfer) -> list[str]:
     lines = [f"G0 {_xy(machine, step.path[0])}", machine.tool_on, f"G4 P{GRIP_SECONDS}"]
     lines += [f"G1 {_xy(machine, p)} F{machine.feed_carry:.0f}" for p in step.path[1:]]
-    lines += [machine.tool_off, SYNC]
+    lines += [machine.tool_off, SYNC, FRAME]
     return lines
 
 
@@ -43,7 +46,7 @@ def _lift(machine: Machine, step: Transfer) -> list[str]:
         f"G0 Z{travel:.3f}", f"G0 {_xy(machine, step.path[0])}", f"G0 Z{grab:.3f}",
         machine.tool_on, f"G4 P{GRIP_SECONDS}", f"G0 Z{travel:.3f}",
         f"G0 {_xy(machine, step.path[-1])}", f"G0 Z{drop:.3f}", machine.tool_off,
-        f"G4 P{GRIP_SECONDS}", f"G0 Z{travel:.3f}", SYNC,
+        f"G4 P{GRIP_SECONDS}", f"G0 Z{travel:.3f}", SYNC, FRAME,
     ]
 
 

@@ -3,7 +3,8 @@
 One WS2812 LED per dark square, chained in square-number order (LED i is square i + 1).
 Our firmware's M-codes: `M150 [I<led>] R<r> U<g> B<b>` sets one LED (all without I) in a
 frame buffer, `M151` shows the frame. Showing turns interrupts off for a moment, so every
-line waits for its `ok` (send-and-wait), never character counting.
+line waits for its `ok` (send-and-wait), never character counting. Stock GRBL has no LED
+commands: the LED grid runs our firmware, and a grid on a GRBL controller is refused.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import time
 
 from damas.rules import Move
 
+from .errors import RobotError
 from .grbl import GrblDriver
 
 RGB = tuple[int, int, int]
@@ -35,6 +37,11 @@ def move_frame(move: Move) -> dict[int, RGB]:
 
 class LedGrid:
     def __init__(self, driver: GrblDriver, squares: int):
+        if driver.firmware == "grbl":
+            raise RobotError(f"the controller on {driver.url} runs stock GRBL ({driver.build}), "
+                             "which has no LED commands (M150/M151 answer error:20): the LED "
+                             "grid runs the damas firmware (firmware/README.md); flash it to "
+                             "the LED board's Arduino and give that port")
         self.driver = driver
         self.squares = squares
         self.frame: dict[int, RGB] = {}

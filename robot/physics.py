@@ -32,6 +32,7 @@ class World:
         self.stacks = stacks
         self.carried: Stack | None = None
         self.position = (0.0, 0.0, 0.0)
+        self._placed = False  # the first report says where the carriage starts
         self.min_clearance = math.inf  # smallest centre distance while carrying
         self.travel_mm = 0.0
 
@@ -53,7 +54,8 @@ class World:
     def carriage(self, x: float, y: float, z: float = 0.0) -> None:
         """The carriage went straight from where it was to (x, y); a carried piece went
         with it, and the clearance is checked along the whole segment."""
-        px, py, _ = self.position
+        px, py, _ = self.position if self._placed else (x, y, z)
+        self._placed = True
         self.travel_mm += math.hypot(x - px, y - py)
         self.position = (x, y, z)
         if self.carried is not None:

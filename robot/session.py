@@ -1,7 +1,9 @@
 """A machine, its planner and its record of the board, playing moves: what the app and
 `damas robot play-pdn` use. The machine is a real port, our firmware in simavr
-(`sim-firmware`) or the Python simulator (`sim-python`); with a simulator, the physical
-board is known independently from the pins or the simulated tool (physics.World)."""
+(`sim-firmware`), stock GRBL 1.1h in simavr (`sim-grbl`, set up as the machine file's
+GRBL settings say) or the Python simulator (`sim-python`); with a simulator, the
+physical board is known independently from the pins or the simulated tool
+(physics.World). On a real port only the planner's record is known."""
 
 from __future__ import annotations
 
@@ -15,12 +17,17 @@ from .physics import World
 from .planner import Planner, Transfer
 from .state import PhysicalState
 
+SIMULATORS = ("sim-python", "sim-firmware", "sim-grbl")
+
 
 class ExecutionFailed(RobotError):
-    def __init__(self, run: Execution):
+    def __init__(self, run: Execution, homes: bool = True):
         done = ", ".join(str(s) for s in run.done) or "none"
+        again = ("The machine is homed again." if homes else
+                 "The machine is unlocked; it has no homing, so check that the carriage is "
+                 "where GRBL counts it.")
         super().__init__(f"{run.error}. Steps done: {done}. Interrupted: {run.interrupted}. "
-                         + ("The machine is homed again." if run.recovered else
+                         + (again if run.recovered else
                             "The machine is not reachable: check the cable and power."))
         self.run = run
 
@@ -37,23 +44,35 @@ class RobotSession:
 
     @classmethod
     def open(cls, machine: Machine, port: str, start: Position, speedup: float = 200.0,
-             timeout: float = 10.0) -> RobotSession:
+             timeout: float = 10.0, make_simulator=None) -> RobotSession:
+        """make_simulator(world): the simulator to run for a `sim-...` port, when it must
+        be made otherwise than by default (a test's start position, settings...)."""
         state = PhysicalState.at_start(machine, start)
         world = simulator = None
-        if port in ("sim-python", "sim-firmware"):
+        if port in SIMULATORS:
             world = World.from_state(machine, state)
-            if port == "sim-python":
+            if make_simulator is not None:
+                simulator = make_simulator(world)
+            elif port == "sim-python":
                 from .simulator import Config, MachineSimulator
 
                 simulator = MachineSimulator(
                     Config(speedup=speedup, leds=machine.board_size ** 2 // 2),
                     on_carriage=world.carriage, on_tool=world.tool)
+            elif port == "sim-grbl":
+                from .grblsim import GrblSimulator
+
+                simulator = GrblSimulator(machine, world)
             else:
                 from .simavr import FirmwareSimulator
 
                 simulator = FirmwareSimulator(machine, world)
-            port = simulator.start()
-        driver = GrblDriver(port, timeout=timeout)
+            try:
+                port = simulator.start()
+            except BaseException:
+                simulator.stop()
+                raise
+        driver = GrblDriver(port, timeout=timeout, machine=machine)
         session = cls(machine, driver, state, world, simulator)
         try:
             driver.connect()
@@ -68,7 +87,7 @@ class RobotSession:
     def run(self, steps: list[Transfer]) -> Execution:
         result = execute(self.driver, self.machine, steps, on_done=self.state.apply)
         if not result.complete:
-            raise ExecutionFailed(result)
+            raise ExecutionFailed(result, self.driver.home)
         return result
 
     def reset(self, position: Position) -> Execution:
@@ -109,9 +128,15 @@ class RobotSession:
             return self.world._to_board(x, y)
         return (0.0, 0.0)
 
+    @property
+    def sees_board(self) -> bool:
+        """True when a simulator reports the physical board (from its pins); on a real
+        port nothing here sees the board, only the planner's record is known."""
+        return self.world is not None
+
     def report(self) -> dict:
-        """Where the pieces are: seen by the simulator when there is one, else as recorded
-        by the planner."""
+        """Where the pieces are: seen by the simulator when there is one (`"seen":
+        true`), else the planner's record (`"seen": false`)."""
         if self.world is not None:
             self.simulator.sync()  # every event the simulator saw is in the world
             layout = self.world.layout()
@@ -126,7 +151,8 @@ class RobotSession:
                       "stray": []}
             travel = 0.0
         seconds = self.simulator.sim_seconds if self.simulator is not None else 0.0
-        return {**layout, "travel_mm": round(travel, 1), "sim_seconds": round(seconds, 2)}
+        return {**layout, "seen": self.sees_board, "travel_mm": round(travel, 1),
+                "sim_seconds": round(seconds, 2)}
 
     def close(self) -> None:
         self.driver.close()

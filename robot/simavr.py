@@ -126,16 +126,16 @@ class FirmwareSimulator:
         self._changed = threading.Condition()
         self._z = 0.0
         self._last_t = 0.0
+        self._carriage = (0.0, 0.0)
+        self.tool_on = False
 
     # --- life -------------------------------------------------------------------------
 
     def start(self) -> str:
-        folder = build(self.leds)
+        harness, args = self._harness()
         self._stderr = tempfile.TemporaryFile("w+")
-        x, y = self.start_point
         self._proc = subprocess.Popen(
-            [str(folder / "damas-sim"), "--wait-start", "--start", f"{x},{y}",
-             "--speed", str(self.speed), str(folder / "damas.elf")],
+            [str(harness), "--wait-start", "--speed", str(self.speed), *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
             bufsize=1)
         first = self._proc.stdout.readline().split()
@@ -147,6 +147,12 @@ class FirmwareSimulator:
         self._reader.start()
         self._power_up()
         return self.port
+
+    def _harness(self) -> tuple[Path, list[str]]:
+        """The harness to run and its arguments (the firmware's ELF last)."""
+        folder = build(self.leds)
+        x, y = self.start_point
+        return folder / "damas-sim", ["--start", f"{x},{y}", str(folder / "damas.elf")]
 
     def _power_up(self) -> None:
         """Powers the AVR up with our end of the pty open and reads its first lines, so
@@ -219,14 +225,34 @@ class FirmwareSimulator:
         z = float(event.fields.get("z", "nan"))  # nan before the servo's first pulse
         if not math.isnan(z):
             self._z = z
+        if event.kind in ("POS", "MAG", "Z", "PWM"):
+            self._carriage = self.to_frame(event.num("x"), event.num("y"))
+        tool = self._tool_event(event)
+        if event.kind == "EXIT":
+            tool = False  # no power, no magnet
+        if tool is not None:
+            self.tool_on = tool
         if world is None:
             return
-        if event.kind in ("POS", "MAG", "Z"):
-            world.carriage(event.num("x"), event.num("y"), self._z)
-        if event.kind == "MAG":
-            world.tool(event.fields["on"] == "1")
-        elif event.kind == "EXIT":
-            world.tool(False)  # no power, no magnet
+        if event.kind in ("POS", "MAG", "Z", "PWM"):
+            world.carriage(*self._carriage, self._z)
+        if tool is not None:
+            world.tool(tool)
+
+    def to_frame(self, x: float, y: float) -> tuple[float, float]:
+        """Machine coordinates (as the machine file has them) of a point the harness
+        reports; our firmware's are the harness's own."""
+        return (x, y)
+
+    def _tool_event(self, event: Event) -> bool | None:
+        """The tool's new state if `event` switched it, else None."""
+        return event.fields["on"] == "1" if event.kind == "MAG" else None
+
+    def carriage(self) -> tuple[float, float, bool]:
+        """Where the carriage is now (machine coordinates) and whether the tool holds."""
+        pos = self.position()
+        x, y = self.to_frame(pos.num("x"), pos.num("y"))
+        return x, y, self.tool_on
 
     def wait_event(self, kind: str, predicate=lambda e: True, since: int = 0,
                    timeout: float = 10.0) -> Event:

@@ -38,8 +38,13 @@ class Config:
 
 class MachineSimulator:
     def __init__(self, config: Config | None = None, on_carriage=None, on_tool=None,
-                 on_leds=None):
+                 on_leds=None, acks=None):
+        """acks(n, reply) -> bytes: what reaches the host instead of the n-th (from 0)
+        acknowledgement `reply` (b"ok\\r\\n" or b"error:N\\r\\n"): a flaky line that loses,
+        doubles or garbles it. Everything else (status, reports, alarms) goes as sent."""
         self.config = config or Config()
+        self.acks = acks
+        self.acks_sent = 0
         self.on_carriage = on_carriage or (lambda x, y, z: None)
         self.on_tool = on_tool or (lambda on: None)
         self.on_leds = on_leds or (lambda frame: None)
@@ -138,6 +143,13 @@ class MachineSimulator:
     def _reply(self, text: str) -> None:
         self._send(text.encode("ascii") + b"\r\n")
 
+    def _ack(self, text: str) -> None:
+        data = text.encode("ascii") + b"\r\n"
+        if self.acks is not None:
+            data = self.acks(self.acks_sent, data)
+        self.acks_sent += 1
+        self._send(data)
+
     def _reader(self) -> None:
         line = b""
         while not self._stop.is_set():
@@ -170,7 +182,7 @@ class MachineSimulator:
                             self._lines.append(line.decode("ascii", "replace"))
                             self._wake.notify_all()
                     elif c == b"\n":
-                        self._reply("ok")
+                        self._ack("ok")
                     line = b""
                 else:
                     line += c
@@ -224,7 +236,7 @@ class MachineSimulator:
             status = self._execute(line.strip().upper())
             if self._abort.is_set():
                 continue  # a reset or alarm answered for this line already
-            self._reply("ok" if status == 0 else f"error:{status}")
+            self._ack("ok" if status == 0 else f"error:{status}")
 
     def _execute(self, line: str) -> int:
         if line.startswith("$"):
@@ -298,7 +310,22 @@ class MachineSimulator:
                 self.state = "Idle"
                 self._reply("[MSG:Caution: Unlocked]")
             return 0
-        if line in ("$", "$$", "$G", "$I"):
+        if line == "$G":
+            self._reply(f"[GC:G0 G54 G17 G21 {'G90' if self.absolute else 'G91'} G94 "
+                        f"{'M3' if self.tool_on else 'M5'} M9 T0 F{self.feed or 0:.0f} S0]")
+            return 0
+        if line == "$I":
+            self._reply("[VER:1.1h.damas:]")
+            self._reply("[OPT:HL,8,127]")
+            return 0
+        if line == "$$":
+            c = self.config
+            for key, value in ((20, 1), (21, 1), (22, 1), (100, 80), (101, 80),
+                               (110, c.max_rate), (111, c.max_rate), (120, c.acceleration),
+                               (121, c.acceleration), (130, c.travel[0]), (131, c.travel[1])):
+                self._reply(f"${key}={value:.3f}" if key >= 100 else f"${key}={value}")
+            return 0
+        if line == "$":
             return 0
         return 3
 

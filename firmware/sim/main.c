@@ -3,7 +3,13 @@
  * reports the physical machine as seen from the pins (see ../README.md).
  *
  *   damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS]
- *             [--speed RATIO] FIRMWARE.elf
+ *             [--speed RATIO] [--grbl] [--steps-per-mm X,Y] [--travel X,Y] [--pulloff MM]
+ *             FIRMWARE.elf
+ *
+ * --grbl: the ELF is a stock GRBL 1.1 on a CNC shield (D11 is its spindle PWM, reported
+ * as PWM events; no LEDs), and the harness works around simavr timer quirks GRBL meets
+ * (see grbl_quirks below). --steps-per-mm, --travel and --pulloff describe the machine
+ * the firmware drives (default: our firmware's config.h).
  *
  * stdout, one event per line:  PTY <path>  first, then POS / LIMIT / MAG / Z / LED ...
  * stdin, one query per line:   pos        answers a POS line
@@ -20,6 +26,7 @@
  * clock while it idles (pace.c); --speed caps it at RATIO times the wall clock.
  */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -54,11 +61,52 @@ static void on_signal(int sig)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS] [--speed RATIO] FIRMWARE.elf\n");
+    fprintf(stderr, "usage: damas-sim [--start X,Y] [--wait-start] [--step-log FILE] [--timeout SECONDS] [--speed RATIO] [--grbl] [--steps-per-mm X,Y] [--travel X,Y] [--pulloff MM] FIRMWARE.elf\n");
     exit(2);
 }
 
 static int powered = 1;  /* 0 until "start" with --wait-start */
+
+/* Two simavr timer quirks that stock GRBL meets (the firmware itself is never patched):
+ *
+ * - GRBL arms its Timer 1 interrupt (CTC mode) while OCR1A is still 0 and sets OCR1A
+ *   only inside that interrupt. simavr never schedules a CTC period of one cycle, so on a
+ *   real AVR the first interrupt comes at once and here it never comes: the machine would
+ *   stay in Run with no step. A non-zero OCR1A at power-up (and after every hardware
+ *   reset, which clears it) gives that first interrupt a period; GRBL sets its own from
+ *   then on.
+ * - GRBL ends each step pulse with Timer 0: it writes TCNT0 (so the overflow comes after
+ *   $0 microseconds), then starts the timer's clock. simavr starts counting from 0 when
+ *   the clock goes on, whatever TCNT0 holds, so pulses last up to 128 us instead of 10 and
+ *   merge above 7.8 kHz (steps lost). Writing TCNT0 again once the clock runs puts the
+ *   overflow where a real AVR has it. */
+#define OCR1AL_ADDRESS 0x88
+#define OCR1AH_ADDRESS 0x89
+#define TCCR0B_ADDRESS 0x45
+#define TCNT0_ADDRESS 0x46
+static avr_io_write_t tcnt0_write;
+static void *tcnt0_param;
+
+static void after_tccr0b_write(avr_t *avr, avr_io_addr_t addr, uint8_t value, void *param)
+{
+    if ((value & 0x07) && tcnt0_write)  /* a clock selected: the timer runs from now */
+        tcnt0_write(avr, TCNT0_ADDRESS, avr->data[TCNT0_ADDRESS], tcnt0_param);
+}
+
+static void grbl_after_reset(avr_t *avr)
+{
+    avr->data[OCR1AL_ADDRESS] = 0xff;
+    avr->data[OCR1AH_ADDRESS] = 0x00;
+}
+
+static void grbl_quirks(avr_t *avr)
+{
+    tcnt0_write = avr->io[AVR_DATA_TO_IO(TCNT0_ADDRESS)].w.c;
+    tcnt0_param = avr->io[AVR_DATA_TO_IO(TCNT0_ADDRESS)].w.param;
+    /* runs after simavr's own handler of the register (simavr chains them) */
+    avr_register_io_write(avr, TCCR0B_ADDRESS, after_tccr0b_write, NULL);
+    grbl_after_reset(avr);
+}
 
 /* "noise HEX": returns 0 if HEX is not an even number of hex digits. */
 static int send_noise(avr_t *avr, const char *hex)
@@ -104,6 +152,8 @@ static int serve_stdin(machine_t *m, int *stdin_open, int wait_ms)
         } else if (!strcmp(line, "reset")) {
             avr_reset(m->avr);
             pace_after_reset(m->avr);
+            if (m->build.grbl)
+                grbl_after_reset(m->avr);
             machine_after_reset(m);
             serial_line_forget();
             event(m->avr->cycle, "RESET", NULL);
@@ -130,12 +180,27 @@ static int serve_stdin(machine_t *m, int *stdin_open, int wait_ms)
 
 int main(int argc, char **argv)
 {
-    double start_x = X_MAX_TRAVEL / 3, start_y = Y_MAX_TRAVEL / 4;
+    build_t build = machine_default_build();
+    double start_x = NAN, start_y = NAN;
     const char *firmware = NULL, *step_log_path = NULL;
     double timeout = 0, speed = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--start") && i + 1 < argc) {
             if (sscanf(argv[++i], "%lf,%lf", &start_x, &start_y) != 2)
+                usage();
+        } else if (!strcmp(argv[i], "--grbl")) {
+            build.grbl = 1;
+        } else if (!strcmp(argv[i], "--steps-per-mm") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%lf,%lf", &build.steps_per_mm[0], &build.steps_per_mm[1]) != 2 ||
+                !(build.steps_per_mm[0] > 0) || !(build.steps_per_mm[1] > 0))
+                usage();
+        } else if (!strcmp(argv[i], "--travel") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%lf,%lf", &build.travel[0], &build.travel[1]) != 2 ||
+                !(build.travel[0] > 0) || !(build.travel[1] > 0))
+                usage();
+        } else if (!strcmp(argv[i], "--pulloff") && i + 1 < argc) {
+            build.pulloff = atof(argv[++i]);
+            if (!(build.pulloff > 0))
                 usage();
         } else if (!strcmp(argv[i], "--step-log") && i + 1 < argc) {
             step_log_path = argv[++i];
@@ -153,6 +218,10 @@ int main(int argc, char **argv)
     }
     if (!firmware)
         usage();
+    if (isnan(start_x)) {
+        start_x = build.travel[0] / 3;
+        start_y = build.travel[1] / 4;
+    }
 
     /* Never outlive the test (or shell) that started us: simavr busy-loops a core. */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -181,6 +250,8 @@ int main(int argc, char **argv)
     avr->frequency = F_CPU;
     avr_load_firmware(avr, &fw);
     avr->frequency = F_CPU;  /* the ELF carries no .mmcu section: set the clock ourselves */
+    if (build.grbl)
+        grbl_quirks(avr);
     events_set_frequency(F_CPU);
 
     FILE *step_log = NULL;
@@ -189,7 +260,7 @@ int main(int argc, char **argv)
         return 2;
     }
     machine_t machine;
-    machine_init(&machine, avr, start_x, start_y, step_log);
+    machine_init(&machine, avr, build, start_x, start_y, step_log);
 
     event_raw("PTY %s\n", serial_line_open(avr));
     machine_report_position(&machine, "start");
@@ -220,6 +291,7 @@ int main(int argc, char **argv)
             next_slow = avr->cycle + slow_poll_cycles;
         }
         if ((n & CLOCK_MASK) == 0) {
+            pace_busy(avr);
             double now = pace_wall();
             if (now >= next_pump) {
                 serial_line_pump();

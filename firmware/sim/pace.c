@@ -10,6 +10,9 @@
  * follows the wall clock, so a host's pauses (planning, thinking) take as much simulated
  * time as on a real machine and the harness does not spin.
  *
+ * A firmware that never sleeps (stock GRBL polls in a busy loop) is paced the same way
+ * from the main loop (pace_busy), which naps while the machine idles ahead of the clock.
+ *
  * A line can stay unanswered for long only in a long dwell: after STUCK_SECONDS without
  * any activity the machine counts as idle anyway, so a miscount never races the clock.
  */
@@ -69,6 +72,11 @@ static void on_sleep(avr_t *avr, avr_cycle_count_t how_long)
         serial_line_wait(ahead < MAX_NAP_SECONDS ? ahead : MAX_NAP_SECONDS);
     else if (ahead < -MAX_LAG_SECONDS)
         pace.ratio = -1;  /* fell behind (a busy host): carry on from now, no catching up */
+}
+
+void pace_busy(avr_t *avr)
+{
+    on_sleep(avr, 0);
 }
 
 void pace_set_max_ratio(double max_ratio)

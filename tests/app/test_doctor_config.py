@@ -29,9 +29,9 @@ def test_camera_checks(tmp_path):
 
 def test_port_checks_on_a_simulated_machine():
     with MachineSimulator() as sim:
-        good = check_port(sim.port)
-    assert good.ok and "GRBL 1.1h" in good.detail
-    bad = check_port("/dev/ttyNOPE")
+        [good] = check_port(sim.port)
+    assert good.ok and "the damas firmware 1.1h" in good.detail and "$22" in good.detail
+    [bad] = check_port("/dev/ttyNOPE")
     assert not bad.ok and "cannot open /dev/ttyNOPE" in bad.detail and "serial ports" in bad.fix
 
 

@@ -85,7 +85,7 @@ def test_a_wrong_port_is_a_clear_error():
 def test_error_replies_stop_the_stream(rig):
     r = rig()
     acked = []
-    with pytest.raises(DriverError, match=r"line 2: error:20 \(unsupported"):
+    with pytest.raises(DriverError, match=r"line 2 \(`G99`\): error:20 \(unsupported"):
         r.driver.stream(["G0 X10 Y10", "G99", "G0 X20"], on_ack=acked.append)
     assert acked == [0]
 
