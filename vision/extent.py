@@ -28,7 +28,6 @@ OFFSETS = np.array([(dx, dy) for dx in GRID for dy in GRID])
 class Extent:
     a0: int  # lattice coordinate of the playing area's first line of corners (its edge)
     b0: int
-    plain_parity: int  # (a + b) % 2 of the plain cells, cell (a, b) spanning a..a+1
     line_scores: tuple[np.ndarray, np.ndarray]  # per line of cells along each axis
 
 
@@ -123,7 +122,7 @@ def find_extent(image_bgr: np.ndarray, lattice: Lattice, n: int) -> Extent:
     b0 = _window(rows, support_b, n)
     _check_size(cols, a0, support_a, n)
     _check_size(rows, b0, support_b, n)
-    return Extent(a0, b0, plain_parity, (cols, rows))
+    return Extent(a0, b0, (cols, rows))
 
 
 def _check_size(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> None:

@@ -39,7 +39,6 @@ class Location:
     pose: BoardPose
     oriented: bool  # True when markers fixed where White sits
     corners_used: int  # inner corners that agree with the fitted camera
-    plain_dark: bool = True  # False when the squares nobody plays on are the light ones
 
 
 def grey(image: np.ndarray) -> np.ndarray:
@@ -122,21 +121,15 @@ def dark_parity_is_odd(image: np.ndarray, pose: BoardPose) -> bool:
     return level[True] < level[False]
 
 
-def _finish(image, pose: BoardPose, used: int, plain_cells_odd: bool | None,
-            seen: dict | None) -> Location:
+def _finish(image, pose: BoardPose, used: int, seen: dict | None) -> Location:
     if not dark_parity_is_odd(image, pose):
         pose = pose.turned(1)
-        if plain_cells_odd is not None:
-            plain_cells_odd = not plain_cells_odd
     oriented = False
     if seen:
         pose, oriented = orient_by_markers(pose, seen)
         if oriented:
             pose = BoardPose(pose.size, pose.camera, "markers")
-    # playing cells are (row + col) odd = dark; the plain cells are the light ones unless
-    # the pieces stand on the light squares
-    plain_dark = plain_cells_odd is True
-    return Location(pose, oriented, used, plain_dark)
+    return Location(pose, oriented, used)
 
 
 def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
@@ -176,14 +169,8 @@ def _from_lattice(image, gray, small, s, lattice: Lattice, n: int,
     scale = np.diag([1 / s, 1 / s, 1.0])
     world_to_pixels = scale @ lattice.H @ np.linalg.inv(L)
     pose, used = _pose_from_nodes(image, gray, world_to_pixels, n, intrinsics, "grid")
-    # which cell parity is plain, in the world labelling: a lattice cell (a, b) is the
-    # world cell whose centre L maps (a + .5, b + .5) to
-    a, b = extent.a0 + (extent.plain_parity == 1), extent.b0
-    x, y = (L @ np.array([a + 0.5, b + 0.5, 1.0]))[:2]
-    col, row = int(round(x + n / 2 - 0.5)), int(round(n / 2 - y - 0.5))
-    plain_odd = (row + col) % 2 == 1
     seen = marker_defs.ours(marker_defs.find(gray)) if use_markers else {}
-    return _finish(image, pose, used, plain_odd, seen)
+    return _finish(image, pose, used, seen)
 
 
 
@@ -195,7 +182,7 @@ def _from_outline(image, gray, outline: np.ndarray, n: int,
                      np.float64)
     H = cv2.getPerspectiveTransform(world.astype(np.float32), outline.astype(np.float32))
     pose, used = _pose_from_nodes(image, gray, H.astype(np.float64), n, intrinsics, "markers")
-    return _finish(image, pose, used, None, seen)
+    return _finish(image, pose, used, seen)
 
 
 def track(image: np.ndarray, previous: BoardPose,

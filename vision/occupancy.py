@@ -46,6 +46,19 @@ class OccupancyModel:
         return p / p.sum(axis=1, keepdims=True), out[:, 3], features
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def load(path: str | None = None) -> OccupancyModel:
     return OccupancyModel(path or WEIGHTS)
+
+
+def trained_on() -> set[str]:
+    """The sources of real photos the shipped model learned from (its manifest)."""
+    import json
+
+    manifest = WEIGHTS.with_suffix(".json")
+    if not manifest.is_file():
+        return set()
+    try:
+        return set(json.loads(manifest.read_text(encoding="utf-8"))["photo_sources"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise VisionError(f"{manifest}: damaged (reinstall damas)") from None

@@ -73,40 +73,78 @@ class PatchSampler:
 
 class BoardPatches:
     """Everything the occupancy model needs from a frame of one pose: patches of the
-    playing squares (and of the plain ones, to tell which parity is played on), and the
-    colours that normalise them."""
+    playing squares and of the plain ones, with the light evened out, and the colours
+    that normalise them.
+
+    The plain squares are always empty, so the light falling on the board is what they
+    show: a smooth field (quadratic in log colour over the board, fitted robustly, so a
+    hand over a few of them pulls it little) divides every patch, as a light meter
+    would; then the empty playing colour and the plain colour are the medians over the
+    board."""
 
     def __init__(self, pose: BoardPose):
         n = pose.size
         self.pose = pose
+        self.size = n
         self.dark = square_centres(n)
         self.light = light_centres(n)
-        self.squares = PatchSampler(pose, np.vstack([self.dark, self.light]))
-        corners = (self.dark[:, None, :] + CORNER * np.array(
-            [(1, 1), (1, -1), (-1, 1), (-1, -1)])[None]).reshape(-1, 2)
-        light_corners = (self.light[:, None, :] + CORNER * np.array(
-            [(1, 1), (1, -1), (-1, 1), (-1, -1)])[None]).reshape(-1, 2)
-        pts = np.vstack([corners, light_corners, self.light])
+        self.centres = np.vstack([self.dark, self.light])
+        self.squares = PatchSampler(pose, self.centres)
+        offsets = np.array([(1, 1), (1, -1), (-1, 1), (-1, -1)], np.float64)
+        corners = (self.dark[:, None, :] + CORNER * offsets[None]).reshape(-1, 2)
+        spots = np.array([(0, 0), (0.2, 0.2), (-0.2, 0.2), (0.2, -0.2), (-0.2, -0.2)])
+        plain = (self.light[:, None, :] + spots[None]).reshape(-1, 2)
+        pts = np.vstack([corners, plain])
         pix = pose.project(np.column_stack([pts, np.zeros(len(pts))])).astype(np.float32)
         self._ref_map = (pix[:, 0].reshape(1, -1).copy(), pix[:, 1].reshape(1, -1).copy())
-        self._counts = (len(corners), len(light_corners), len(self.light))
+        self._corners, self._spots = len(corners), len(spots)
+        self._design = _design(self.centres, n)
+
+    def corrected(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(patches of every square, playing ones first, with the light evened out,
+        BGR float32; empty playing colour; plain colour), the colours as Lab."""
+        vals = cv2.remap(frame, *self._ref_map, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
+        k = len(self.dark)
+        plain = np.median(vals[self._corners:].reshape(len(self.light), self._spots, 3), axis=1)
+        gain = light_gain(plain, self._design, k)  # (squares, 3), playing ones first
+        corners = vals[:self._corners].reshape(k, 4, 3) / gain[:k, None, :]
+        patches = self.squares(frame) / gain[:, None, None, :]
+        dark_ref = _lab(corners.reshape(-1, 3))
+        light_ref = _lab(plain / gain[k:])
+        return patches, np.median(dark_ref, axis=0), np.median(light_ref, axis=0)
 
     def references(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(empty dark colour, empty light colour) as Lab, from the squares' corners and
-        the light squares' centres."""
-        vals = cv2.remap(frame, *self._ref_map, cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
-        lab = cv2.cvtColor(vals.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
-        lab = lab.astype(np.float32)
-        a, b, _ = self._counts
-        return np.median(lab[:a], axis=0), np.median(lab[a:a + b], axis=0)
+        _, dark_ref, light_ref = self.corrected(frame)
+        return dark_ref, light_ref
 
-    def normalised(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(dark-square patches, light-square patches) normalised as the module says,
-        (count, side, side, 3) Lab-based float32; and the (dark, light) reference."""
-        patches = self.squares(frame)
-        dark_ref, light_ref = self.references(frame)
-        return normalise(patches, dark_ref, light_ref), dark_ref, light_ref
+
+def _design(xy: np.ndarray, size: int) -> np.ndarray:
+    x, y = xy[:, 0] / size, xy[:, 1] / size
+    return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+
+
+def light_gain(plain_bgr: np.ndarray, design: np.ndarray, playing: int) -> np.ndarray:
+    """Per square (rows of `design`: the playing squares, then the plain ones, whose
+    colours `plain_bgr` are), how much more light than the board's median falls there:
+    exp of a quadratic field through the plain squares' log colour. Robust (Cauchy
+    weights), so squares under a hand or a shadow pull it little."""
+    y = np.log(plain_bgr.astype(np.float64) + 4.0)
+    A = design[playing:]
+    coef = np.zeros((A.shape[1], 3))
+    coef[0] = np.median(y, axis=0)
+    for _ in range(5):
+        res = np.linalg.norm(y - A @ coef, axis=1)
+        scale = max(1.4826 * float(np.median(res)), 0.03)
+        w = np.sqrt(1.0 / (1.0 + (res / (2 * scale)) ** 2))[:, None]
+        coef, *_ = np.linalg.lstsq(A * w, y * w, rcond=None)
+    field = design @ coef
+    return np.exp(field - np.median(field[playing:], axis=0)).astype(np.float32)
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    px = np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, -1, 3)
+    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
 
 
 def to_lab(patches_bgr: np.ndarray) -> np.ndarray:

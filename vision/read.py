@@ -115,8 +115,7 @@ class SquareReader:
         self.near_plain = dist < 1.6  # (playing, plain): plain squares within reach
 
     def observe(self, frame: np.ndarray) -> Observation:
-        raw = self.patches.squares(frame)
-        dark_ref, light_ref = self.patches.references(frame)
+        raw, dark_ref, light_ref = self.patches.corrected(frame)
         k = self.playing
         playing = normalise(raw[:k], dark_ref, light_ref)
         # a plain square is read as an empty square of its own colour would be

@@ -75,8 +75,7 @@ def _render_chunk(args):
         cam = shot.camera
         pose = BoardPose(scene.size, Camera(cam.intrinsics, cam.R, cam.t / scene.square_mm))
         patches = BoardPatches(pose)
-        raw = patches.squares(shot.image)
-        dark_ref, light_ref = patches.references(shot.image)
+        raw, dark_ref, light_ref = patches.corrected(shot.image)
         n = scene.size * scene.size // 2
         x = normalise(raw[:n], dark_ref, light_ref)
         pieces = pos.pieces()
@@ -105,6 +104,78 @@ def make_render_data(samples: int, seed: int, workers: int, progress=print):
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ds)
 
 
+def photo_data(folder: Path, exclude: tuple[str, ...] = (), copies: int = 16,
+               seed: int = 1, progress=print):
+    """Patches of the labelled real photos in `folder` (the labels.json format), every
+    square (playing and plain) `copies` times, each time a little off-centre and under
+    another light, lens and sensor; photos of the sources in `exclude` left out. The
+    top's displacement is not labelled on photos: NaN, which the training skips."""
+    import cv2
+
+    from .locate import locate
+    from .patches import BoardPatches, PatchSampler, normalise
+    from .photos import load_labels, playing_truth, truth_by_cell
+
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for photo in load_labels(folder):
+        if photo.source in exclude:
+            continue
+        image = cv2.imread(str(photo.path))
+        if image is None:
+            continue
+        try:
+            pose = locate(image, photo.size, use_markers=False).pose
+        except VisionError:
+            progress(f"{photo.name}: board not found, left out")
+            continue
+        if photo.pieces_on_light:
+            pose = pose.turned(1)
+
+        board = BoardPatches(pose)
+        raw, dark_ref, light_ref = board.corrected(image)
+        gain = board.squares(image) / np.maximum(raw, 1e-3)  # the light field divided out
+        gain = np.median(gain.reshape(len(gain), -1, 3), axis=1)
+        truth = playing_truth(photo, pose)
+        cells = truth_by_cell(photo, pose)
+        k = len(board.dark)
+        labels = [truth[s] for s in range(1, k + 1)]
+        for (r, c), ch in cells.items():  # plain squares: empty when labelled so
+            if (r + c) % 2 == 0:
+                labels.append("_" if ch in "._" else "?")
+        keep = [i for i, ch in enumerate(labels) if ch != "?"]
+        value = {"_": 0, ".": 0, "l": 1, "d": 1, "L": 2, "D": 2}
+        for _ in range(copies):
+            jitter = board.centres[keep] + rng.uniform(-0.06, 0.06, (len(keep), 2))
+            patches = PatchSampler(pose, jitter)(image) / gain[keep, None, None, :]
+            patches = _photometric(patches, rng)
+            playing = np.array([i < k for i in keep])
+            x = np.empty_like(patches)
+            x[playing] = normalise(patches[playing], dark_ref, light_ref)
+            x[~playing] = normalise(patches[~playing], light_ref, dark_ref)
+            xs.append(x)
+            ys.append([value[labels[i]] for i in keep])
+        progress(f"{photo.name}: {len(keep)} squares x {copies}")
+    x = np.concatenate(xs).astype(np.float32)
+    y = np.concatenate(ys).astype(np.int64)
+    return x, y, np.full(len(y), np.nan, np.float32)
+
+
+def _photometric(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Another light, lens and sensor for real patches (BGR float)."""
+    import cv2
+
+    out = np.empty_like(patches)
+    for i, p in enumerate(patches):
+        p = p * rng.uniform(0.75, 1.25) * rng.uniform(0.9, 1.1, 3)
+        p = 255 * (np.clip(p, 0, 255) / 255) ** rng.uniform(0.8, 1.25)
+        if rng.random() < 0.4:
+            p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.3, 1.2))
+        p = p + rng.normal(0, rng.uniform(0, 5), p.shape)
+        out[i] = np.clip(p, 0, 255)
+    return out
+
+
 def _model():
     """A full 3x3 convolution, then depthwise-separable ones (a 3x3 per channel, a 1x1
     across): about 0.7 M multiply-adds a patch, so a 10x10 board's 100 patches take a
@@ -128,10 +199,14 @@ def _model():
 
 
 def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
-          workers: int = 2, progress=print, cache: Path | None = None) -> dict:
-    """Trains and writes `out` (ONNX) after every epoch, so a long run can be used (or
-    stopped) at any point. `cache`: a .npz to keep the generated patches in and reuse
-    (same samples and seed only)."""
+          workers: int = 2, progress=print, cache: Path | None = None,
+          photos: Path | None = None, exclude: tuple[str, ...] = (),
+          init: Path | None = None, lr: float = 3e-3) -> dict:
+    """Trains and writes `out` (ONNX, and the weights as .pt beside it) after every
+    epoch, so a long run can be used (or stopped) at any point. `cache`: a .npz to keep
+    the generated patches in and reuse (same samples and seed only). `photos`: a
+    labels.json folder of real photos to train on as well, less the sources in
+    `exclude`. `init`: weights (.pt) to start from."""
     try:
         import torch
         import torch.nn.functional as F
@@ -154,14 +229,21 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
         x, y, d = (np.concatenate([a, b])[mix] for a, b in ((x, xr), (y, yr), (d, dr)))
         if cache is not None:
             np.savez(cache, x=x, y=y, d=d, seed=seed)
-    hold = max(1000, samples // 50)  # a held-out slice, to report
+    if photos is not None:
+        xp, yp, dp = photo_data(Path(photos), tuple(exclude), seed=seed, progress=progress)
+        x, y, d = np.concatenate([x, xp]), np.concatenate([y, yp]), np.concatenate([d, dp])
+        mix = np.random.default_rng(seed + 1).permutation(len(y))
+        x, y, d = x[mix], y[mix], d[mix]
+    hold = max(1000, len(y) // 50)  # a held-out slice, to report
     xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
     yt, dt = torch.from_numpy(y), torch.from_numpy(d)
     x_val, y_val, x_tr, y_tr, d_tr = xt[:hold], yt[:hold], xt[hold:], yt[hold:], dt[hold:]
     model = _model()
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    if init is not None:
+        model.load_state_dict(torch.load(init))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(x_tr) // BATCH)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     gen = torch.Generator().manual_seed(seed)
     for epoch in range(epochs):
         model.train()
@@ -174,7 +256,7 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
             xb = torch.where(flip[:, None, None, None], xb.flip(3), xb)
             logits = model(xb)
             loss = F.cross_entropy(logits[:, :3], yb, label_smoothing=0.02)
-            piece = yb > 0  # the top's displacement is only asked of pieces
+            piece = (yb > 0) & torch.isfinite(db)  # only pieces, and only where known
             if piece.any():
                 loss = loss + 4 * F.smooth_l1_loss(logits[piece, 3], db[piece], beta=0.05)
             opt.zero_grad()
@@ -188,7 +270,8 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
         progress(f"epoch {epoch + 1}/{epochs}: loss {total / max(1, k + 1):.4f}, "
                  f"held-out accuracy {100 * acc:.2f} %")
         _export(model, out)
-    return {"samples": samples, "epochs": epochs, "seed": seed, "held_out_accuracy": acc,
+        torch.save(model.state_dict(), out.with_suffix(".pt"))  # to fine-tune from
+    return {"samples": len(y), "epochs": epochs, "seed": seed, "held_out_accuracy": acc,
             "seconds": time.time() - t0, "bytes": out.stat().st_size}
 
 
@@ -215,3 +298,43 @@ def _export(model, out: Path) -> None:
                                     "features": {0: "n"}},
                       opset_version=13, dynamo=False)
     os.replace(tmp, out)
+
+
+def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
+              workers: int, photos: Path | None, progress=print,
+              cache: Path | None = None) -> dict:
+    """The models damas ships, into `folder`: a base model on synthetic and rendered
+    patches; with `photos`, that base fine-tuned on the photos too (occupancy.onnx, with
+    a manifest of the sources it saw), and once per source without that source
+    (loso/SOURCE.onnx), so `bench vision --photos` never scores a photo with a model that
+    saw it. Without photos the base model is the shipped one."""
+    import json
+    import shutil
+
+    from .photos import load_labels
+
+    folder = Path(folder)
+    work = folder / "training"
+    work.mkdir(parents=True, exist_ok=True)
+    base = work / "base.onnx"
+    report = {"base": train(base, samples, epochs, seed, workers, progress, cache)}
+    sources: list[str] = []
+    if photos is not None:
+        sources = sorted({p.source for p in load_labels(photos)})
+        (folder / "loso").mkdir(exist_ok=True)
+        for source in sources + [None]:
+            name = "all" if source is None else source.split("/")[-1]
+            progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
+            out = work / f"{name}.onnx"
+            report[name] = train(out, samples, fine_epochs, seed, workers, progress, cache,
+                                 photos=photos, exclude=() if source is None else (source,),
+                                 init=base.with_suffix(".pt"), lr=1e-3)
+            target = folder / "occupancy.onnx" if source is None else folder / "loso" / (
+                name + ".onnx")
+            shutil.copyfile(out, target)
+    else:
+        shutil.copyfile(base, folder / "occupancy.onnx")
+    manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
+                "fine_tune_epochs": fine_epochs if sources else 0, "seed": seed}
+    (folder / "occupancy.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return report

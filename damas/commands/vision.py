@@ -49,10 +49,14 @@ def register(sub) -> None:
 
     t = command_group(sub, "train", "train a learned part (needs the train extra)")
     a = t.add_parser("vision", help="train the occupancy model on synthetic patches")
-    a.add_argument("--out", default=None, metavar="FILE.onnx",
-                   help="where to write the model (default: the one damas ships)")
-    a.add_argument("--samples", type=int, default=100_000)
+    a.add_argument("--out", default=None, metavar="DIR",
+                   help="the folder to write the models to (default: the ones damas ships)")
+    a.add_argument("--photos", metavar="DIR",
+                   help="labelled real photos (labels.json) to fine-tune on as well, once "
+                        "with every source and once without each")
+    a.add_argument("--samples", type=int, default=120_000)
     a.add_argument("--epochs", type=int, default=5)
+    a.add_argument("--fine-epochs", type=int, default=2)
     a.add_argument("--seed", type=int, default=1, help="the same seed trains the same model")
     a.add_argument("--workers", type=int, default=2, help="processes drawing patches")
     a.add_argument("--cache", metavar="FILE.npz", help="keep the drawn patches here for reuse")
@@ -296,20 +300,22 @@ def run_calibrate_board(args) -> int:
 
 def run_train(args) -> int:
     from damas.vision.occupancy import WEIGHTS
-    from damas.vision.train import train
+    from damas.vision.train import train_all
 
     for name, value in (("--samples", args.samples), ("--epochs", args.epochs),
-                        ("--workers", args.workers)):
+                        ("--fine-epochs", args.fine_epochs), ("--workers", args.workers)):
         if value < 1:
             raise DamasError(f"{name} must be at least 1")
-    out = Path(args.out) if args.out else WEIGHTS
-    report = train(out, samples=args.samples, epochs=args.epochs, seed=args.seed,
-                   workers=args.workers, progress=lambda line: print(line, file=sys.stderr),
-                   cache=Path(args.cache) if args.cache else None)
-    print(f"{out}: {report['bytes'] / 1e6:.2f} MB, trained on {report['samples']} patches "
-          f"for {report['epochs']} epochs (seed {report['seed']}) in "
-          f"{report['seconds'] / 60:.1f} min; held-out synthetic accuracy "
-          f"{100 * report['held_out_accuracy']:.2f} %")
+    folder = Path(args.out) if args.out else WEIGHTS.parent
+    report = train_all(folder, args.samples, args.epochs, args.fine_epochs, args.seed,
+                       args.workers, Path(args.photos) if args.photos else None,
+                       progress=lambda line: print(line, file=sys.stderr),
+                       cache=Path(args.cache) if args.cache else None)
+    for name, r in report.items():
+        print(f"{name}: {r['samples']} patches, {r['epochs']} epochs, "
+              f"{r['seconds'] / 60:.1f} min, held-out accuracy "
+              f"{100 * r['held_out_accuracy']:.2f} %")
+    print(f"models in {folder} (seed {args.seed})")
     return 0
 
 
