@@ -77,37 +77,40 @@ def verify(gray: np.ndarray, pts: np.ndarray, radius: np.ndarray):
     # the lines lie where the profile crosses its mean: for a checker, at the phase of
     # the second harmonic's zeros; between perspective-skewed arcs, at the crossings
     angles = np.zeros((len(pts), 2), np.float32)
-    step = 2 * np.pi / CIRCLE
-    for i in np.nonzero(ok)[0]:
-        s = signs[i]
-        idx = np.nonzero(s != np.roll(s, 1))[0]
-        c = centred[i]
-        cross = []
-        for j in idx:
-            a0, a1 = c[j - 1], c[j]
-            f = a0 / (a0 - a1) if a0 != a1 else 0.5
-            cross.append(((j - 1) + f) * step)
-        cross = np.sort(np.mod(cross, 2 * np.pi))
-        angles[i] = np.mod(cross[:2], np.pi)
+    rows = np.nonzero(ok)[0]
+    if len(rows):
+        changes = (signs[rows] != np.roll(signs[rows], 1, axis=1))
+        r, j = np.nonzero(changes)  # exactly four per row, in order
+        c = centred[rows]
+        a0, a1 = c[r, j - 1], c[r, j]
+        denom = np.where(a0 != a1, a0 - a1, 1.0)
+        f = np.where(a0 != a1, a0 / denom, 0.5)
+        cross = np.mod(((j - 1) + f) * (2 * np.pi / CIRCLE), 2 * np.pi).reshape(-1, 4)
+        angles[rows] = np.mod(np.sort(cross, axis=1)[:, :2], np.pi)
     return ok, strength, angles, centred
 
 
+SIGMA = 1.5  # the saddle scale at each level of the pyramid (pixels of that level)
+
+
 def find_corners(gray: np.ndarray, max_points: int = 400) -> Corners:
-    """X-corners of a grey image, at the scales that checkers of 12 to 300 pixels a square
-    show, refined to sub-pixel."""
+    """X-corners of a grey image at three scales (a pyramid of halvings, the same small
+    filter on each: checkers of about 12 to 300 pixels a square), refined to sub-pixel."""
     g = gray.astype(np.float32)
-    h, w = g.shape
     found = []
-    for sigma in (1.5, 3.0, 6.0):
-        if 8 * sigma > min(h, w) / 4:
+    level, factor = g, 1.0
+    for _ in range(3):
+        if min(level.shape) < 64:
             break
-        resp = saddle_response(g, sigma)
-        pts = _peaks(resp, max(2, int(2 * sigma)), max_points)
-        if len(pts) == 0:
-            continue
-        radius = np.full(len(pts), 2.5 * sigma + 1.0, np.float32)
-        ok, strength, angles, prof = verify(g, pts, radius)
-        found.append((pts[ok], strength[ok], angles[ok], radius[ok], prof[ok]))
+        resp = saddle_response(level, SIGMA)
+        pts = _peaks(resp, 3, max_points)
+        if len(pts):
+            radius = np.full(len(pts), 2.5 * SIGMA + 1.0, np.float32)
+            ok, strength, angles, prof = verify(level, pts, radius)
+            # back in the image's pixels (pyrDown's pixel centres: 2x + 0.5)
+            at = (pts[ok] + 0.5) * factor - 0.5
+            found.append((at, strength[ok], angles[ok], radius[ok] * factor, prof[ok]))
+        level, factor = cv2.pyrDown(level), factor * 2
     if not found:
         return Corners(np.empty((0, 2)), np.empty(0), np.empty((0, 2)), np.empty(0),
                        np.empty((0, CIRCLE)))

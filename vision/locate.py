@@ -45,12 +45,12 @@ def grey(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def _work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
-    h, w = image.shape[:2]
+def _work_image(gray: np.ndarray) -> tuple[np.ndarray, float]:
+    h, w = gray.shape[:2]
     s = min(1.0, WORK_SIDE / max(h, w))
     if s == 1.0:
-        return image, 1.0
-    return cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), s
+        return gray, 1.0
+    return cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), s
 
 
 def _lattice_to_world(lattice_H: np.ndarray, a0: int, b0: int, n: int):
@@ -140,14 +140,13 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
     gray = grey(image)
     if intrinsics is not None and (intrinsics.width, intrinsics.height) != gray.shape[::-1]:
         intrinsics = intrinsics.scaled_to(gray.shape[1], gray.shape[0])
-    small, s = _work_image(image)
-    corners = find_corners(grey(small))
+    small, s = _work_image(gray)
+    corners = find_corners(small)
     lattice = fit_lattice(corners, int(0.8 * (size - 1) ** 2))
     problem = "no checker of squares in view"
     if lattice is not None and len(lattice.points) >= max(6, (size - 1) ** 2 // 8):
         try:
-            return _from_lattice(image, gray, small, s, lattice, size, intrinsics,
-                                 use_markers)
+            return _from_lattice(image, gray, s, lattice, size, intrinsics, use_markers)
         except BoardNotFound as e:
             problem = str(e)
     elif lattice is not None:
@@ -162,11 +161,11 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
     raise BoardNotFound(f"no {size}x{size} board found: {problem}")
 
 
-def _from_lattice(image, gray, small, s, lattice: Lattice, n: int,
+def _from_lattice(image, gray, s, lattice: Lattice, n: int,
                   intrinsics: Intrinsics | None, use_markers: bool) -> Location:
-    extent = find_extent(small, lattice, n)
-    L = _lattice_to_world(lattice.H, extent.a0, extent.b0, n)
     scale = np.diag([1 / s, 1 / s, 1.0])
+    extent = find_extent(image, Lattice(lattice.points / s, lattice.ij, scale @ lattice.H), n)
+    L = _lattice_to_world(lattice.H, extent.a0, extent.b0, n)
     world_to_pixels = scale @ lattice.H @ np.linalg.inv(L)
     pose, used = _pose_from_nodes(image, gray, world_to_pixels, n, intrinsics, "grid")
     seen = marker_defs.ours(marker_defs.find(gray)) if use_markers else {}
