@@ -1,9 +1,8 @@
 """The set's colours: what a white and a black piece's top look like to this camera, as
 Gaussians over colour normalised by the board itself (Lab minus the empty playing
 square's colour, divided by the contrast between the two kinds of square), so they hold
-when the light changes. Also the men's height, which tells a stack of two (a king).
-Learned from a photo of a known position (`damas calibrate board`), nudged by every
-settled reading so slow light changes are followed."""
+when the light changes. Learned from a photo of a known position (`damas calibrate
+board`), nudged by every settled reading so slow light changes are followed."""
 
 from __future__ import annotations
 
@@ -48,11 +47,9 @@ class Gaussian:
 class PieceColours:
     white: Gaussian
     black: Gaussian
-    men_height: float | None = None  # squares: a man's top above the board
 
     @classmethod
-    def learn(cls, features: np.ndarray, labels: list[str],
-              men_height: float | None = None) -> PieceColours:
+    def learn(cls, features: np.ndarray, labels: list[str]) -> PieceColours:
         """From the tops of pieces whose colours are known (labels w/b, kings as men)."""
         labels_arr = np.array([lab.lower() for lab in labels])
         missing = [c for c in COLOURS if not (labels_arr == c).any()]
@@ -61,7 +58,7 @@ class PieceColours:
             raise CalibrationError("the position shown must have " + " and ".join(
                 names[c] for c in missing) + " to learn their colours from")
         return cls(Gaussian.fit(features[labels_arr == "w"]),
-                   Gaussian.fit(features[labels_arr == "b"]), men_height)
+                   Gaussian.fit(features[labels_arr == "b"]))
 
     def posterior_white(self, features: np.ndarray) -> np.ndarray:
         """P(white) per row, the two colours equally likely beforehand."""
@@ -87,8 +84,7 @@ class PieceColours:
         def one(g: Gaussian):
             return {"mean": g.mean.round(5).tolist(),
                     "cov": (g.cov - np.eye(3) * FLOOR ** 2).round(7).tolist()}
-        return {"white": one(self.white), "black": one(self.black),
-                "men_height": None if self.men_height is None else round(self.men_height, 4)}
+        return {"white": one(self.white), "black": one(self.black)}
 
     @classmethod
     def from_dict(cls, d: dict) -> PieceColours:
@@ -97,5 +93,4 @@ class PieceColours:
             if mean.shape != (3,) or cov.shape != (3, 3) or not np.isfinite(cov).all():
                 raise ValueError("a colour needs a 3-vector mean and a 3x3 covariance")
             return Gaussian(mean, cov)
-        h = d.get("men_height")
-        return cls(one(d["white"]), one(d["black"]), None if h is None else float(h))
+        return cls(one(d["white"]), one(d["black"]))

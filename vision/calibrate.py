@@ -1,5 +1,5 @@
 """Learning a set from one photo of a known position (`damas calibrate board`): the
-colours of its two sides' tops, and how high its men stand (to tell a stack of two)."""
+colours of its two sides' tops."""
 
 from __future__ import annotations
 
@@ -22,11 +22,5 @@ def learn_set(reader: BoardReader, known: Position) -> tuple[PieceColours, list[
     idx = np.nonzero(occupied)[0]
     seen_occupied = obs.probs[:, 0] < 0.5
     wrong = [int(i + 1) for i in np.nonzero(seen_occupied != occupied)[0]]
-    men = [i for i in idx if labels[i].islower()]
-    height = None
-    lean = obs.lean[men]
-    oblique = lean > 0.15
-    if oblique.sum() >= 3:
-        height = float(np.median(obs.shift[men][oblique] / lean[oblique]))
-    colours = PieceColours.learn(obs.tops[idx], [labels[i] for i in idx], height)
+    colours = PieceColours.learn(obs.tops[idx], [labels[i] for i in idx])
     return colours, wrong

@@ -1,6 +1,6 @@
 """The occupancy model: per square patch, the probabilities that it is empty, holds a
-piece, or holds a crowned piece, and how far the piece's top is displaced from its base
-(a stack of two men, a king, stands twice as high as a man). A small CNN trained on
+man, a crowned piece or two men stacked (both kings), and how far the piece's top is
+displaced from its base. A small CNN trained on
 synthetic patches (`train`, `synth`), shipped as ONNX and run by OpenCV's dnn module on
 the CPU (no extra runtime)."""
 
@@ -31,19 +31,20 @@ class OccupancyModel:
         self.outputs = list(self.net.getUnconnectedOutLayersNames())
 
     def __call__(self, patches: np.ndarray):
-        """(N, side, side, 3) normalised patches -> ((N, 3) probabilities of empty, a
-        piece, a crowned piece; (N,) displacement of a piece's top, squares; (N, F) the
-        features they come from)."""
+        """(N, side, side, 3) normalised patches -> ((N, 4) probabilities of empty, a man,
+        a crowned piece, two men stacked; (N,) displacement of a piece's top, squares;
+        (N, F) the features they come from)."""
         if len(patches) == 0:
-            return np.zeros((0, 3), np.float32), np.zeros(0, np.float32), np.zeros((0, 1))
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros((0, 1))
         blob = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
         self.net.setInput(blob)
         outs = self.net.forward(self.outputs)
         out = outs[0].reshape(len(patches), -1)
         features = outs[1].reshape(len(patches), -1) if len(outs) > 1 else out
-        logits = out[:, :3] - out[:, :3].max(axis=1, keepdims=True)
+        k = out.shape[1] - 1  # the classes, then the displacement
+        logits = out[:, :k] - out[:, :k].max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True), out[:, 3], features
+        return p / p.sum(axis=1, keepdims=True), out[:, k], features
 
 
 @lru_cache(maxsize=8)

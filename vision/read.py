@@ -7,8 +7,8 @@ square (empty, white, black, a king of either, or unknown) with a confidence.
    by the set's learned colours; without, the tops are split into two groups only if
    two groups explain them better than one (Bayesian information criterion), and the
    lighter group is White.
-3. A king is a crowned piece, or a piece standing about twice as high as the men (two
-   men stacked: visible only when the camera sees the pieces from the side enough).
+3. A king is a crowned piece, or two men stacked (the model sees the seam and the two
+   rims where the camera sees the pieces from the side enough).
 4. A square nobody plays on that looks occupied has something over it (a hand, an arm):
    the playing squares near it are unknown. So is any square the model is unsure of:
    a `?` rather than a confident wrong reading.
@@ -30,7 +30,6 @@ from .occupancy import OccupancyModel
 from .patches import SIDE, SPAN, BoardPatches, normalise
 
 SURE = 0.9  # the least probability a reading is given for (else `?`)
-STACK = 1.6  # a piece at least this many men high is two men stacked (a king)
 
 
 @dataclass(frozen=True)
@@ -91,10 +90,10 @@ class Observation:
     """What the model saw on one frame, before any decision: per playing square, then per
     plain square."""
 
-    probs: np.ndarray  # (playing, 3) empty / piece / crowned
+    probs: np.ndarray  # (playing, 4) empty / man / crowned / two men stacked
     shift: np.ndarray  # (playing,) the top's displacement, squares
     tops: np.ndarray  # (playing, 3) normalised colour of each top
-    plain_probs: np.ndarray  # (plain, 3)
+    plain_probs: np.ndarray  # (plain, 4)
     lean: np.ndarray  # (playing,) displacement of a point one square high
     motion: np.ndarray  # a coarse copy of the patches, for the settle detector
     features: np.ndarray | None = None  # (playing, F) the model's features
@@ -204,20 +203,6 @@ def _two_means(x: np.ndarray, iterations: int = 25) -> np.ndarray:
     return labels
 
 
-def stacked(shift: np.ndarray, lean: np.ndarray, men_height: float | None) -> np.ndarray:
-    """True per piece standing about twice as high as a man (two men: a king), judged
-    only where the view is oblique enough for the difference to show."""
-    heights = shift / np.maximum(lean, 1e-6)
-    seen = lean > 0.15
-    if men_height is None:
-        if seen.sum() < 3:
-            return np.zeros(len(shift), bool)
-        h = np.sort(heights[seen])
-        men_height = float(np.median(h[: max(2, (len(h) + 1) // 2)]))
-    visible = seen & (men_height * lean > 0.06)
-    return visible & (heights > STACK * men_height)
-
-
 def decide(obs: Observation, size: int, colours: PieceColours | None = None) -> Reading:
     """The reading of one observation."""
     p_empty = obs.probs[:, 0]
@@ -240,9 +225,8 @@ def decide(obs: Observation, size: int, colours: PieceColours | None = None) -> 
         sure_colour[colours.outlying(tops)] = 0.0
     else:
         p_white, sure_colour = split_colours(tops)
-    men = None if colours is None else colours.men_height
-    kings = stacked(obs.shift[idx], obs.lean[idx], men)
-    kings |= obs.probs[idx, 2] > obs.probs[idx, 1]
+    # a king: a crowned piece, or two men stacked
+    kings = obs.probs[idx, 2:].sum(axis=1) > obs.probs[idx, 1]
     squares, confidence = {}, {}
     for sq in range(1, len(p_empty) + 1):
         squares[sq], confidence[sq] = "e", float(sure_occ[sq - 1])

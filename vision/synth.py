@@ -10,11 +10,11 @@ rims, grooves, highlights, crowns of several kinds, kings as stacks, shadows,
 neighbours leaning in, the board's edge, printed numbers, uneven light, over-exposure,
 blur, low resolution, noise and JPEG.
 
-Labels: 0 empty, 1 a piece with no mark on top, 2 a crowned piece (a king marked as
-such). A king made of two stacked men is a piece like any other to the patch: what
-tells it is its height, against the other pieces of the same set, which the model gives
-as a second output, the top's displacement from the base (squares, in the patch's "up"
-direction), compared across the board by the reader.
+Labels: 0 empty, 1 a man (a piece with no mark on top), 2 a crowned piece, 3 two men
+stacked (a king) where the view shows them as two, with the seam between them; a
+stack seen from so steeply above that its two tops coincide is labelled a man: nothing
+in the picture says otherwise. The model also gives the top's displacement from the
+base (squares, in the patch's "up" direction).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ import numpy as np
 from .patches import SIDE, SPAN, normalise
 
 SCALE = 2  # drawn at twice the patch resolution, then reduced (antialiasing)
-EMPTY, MAN, CROWNED = 0, 1, 2
+EMPTY, MAN, CROWNED, STACK = 0, 1, 2, 3
+SEAM_SHOWS = 0.06  # squares between a stack's two tops for the stack to show
 
 # typical set colours (RGB) to draw from half the time; the rest are random
 BOARD_PAIRS = [
@@ -222,8 +223,8 @@ def _emblem(c: Canvas, img, cx, cy, size, ink, rng, outline: bool = False):
     img[layer > 0] = ink
 
 
-def _piece(c: Canvas, img, cx, cy, lean, rng, play, plain, king: bool) -> tuple[bool, float]:
-    """Draws one piece standing at (cx, cy); (crowned, displacement of its top)."""
+def _piece(c: Canvas, img, cx, cy, lean, rng, play, plain, king: bool) -> tuple[int, float]:
+    """Draws one piece standing at (cx, cy); (its label, displacement of its top)."""
     shape = rng.random()
     r = rng.uniform(0.3, 0.48)
     h = rng.uniform(0.08, 0.3) if shape < 0.65 else rng.uniform(0.3, 0.75)
@@ -262,10 +263,12 @@ def _piece(c: Canvas, img, cx, cy, lean, rng, play, plain, king: bool) -> tuple[
     _top(c, img, cx, top_y, r * (0.7 if peg else 1.0) * (1 + 0.05 * h * lean), colour, style,
          rng, wobble)
     displacement = top_y - cy
-    if not king or stack == 2:
-        return False, displacement
+    if not king:
+        return MAN, displacement
+    if stack == 2:
+        return (STACK if h * lean >= SEAM_SHOWS else MAN), displacement
     _crown(c, img, cx, top_y, r, colour, rng)
-    return True, displacement
+    return CROWNED, displacement
 
 
 def _shadows(c: Canvas, img, pieces, rng):
@@ -350,9 +353,9 @@ def sample(rng: np.random.Generator):
     _shadows(c, img, [(x, y, 0.4) for x, y, _, _ in standing], rng)
     displacement = 0.0
     for x, y, crown, own in standing:
-        crowned, shift = _piece(c, img, x, y, lean, rng, play, plain, crown)
+        kind, shift = _piece(c, img, x, y, lean, rng, play, plain, crown)
         if own:
-            label, displacement = (CROWNED if crowned else MAN), shift
+            label, displacement = kind, shift
     light = _light(rng)
     patch = _camera(img, light, rng)
     # the references the board gives: its empty playing colour and plain colour, as

@@ -20,6 +20,7 @@ from .errors import VisionError
 from .patches import SIDE
 
 CHUNK = 5000
+CLASSES = 4  # empty, man, crowned piece, two men stacked
 BATCH = 512
 RENDERED_SHARE = 8  # one patch in eight is cut from a frame of damas' own renderer
 
@@ -58,6 +59,7 @@ def _render_chunk(args):
     from .patches import BoardPatches, normalise
     from .render import render
     from .scene import random_scene
+    from .synth import SEAM_SHOWS
 
     count, seed = args
     rng = random.Random(seed)
@@ -82,9 +84,17 @@ def _render_chunk(args):
         lean = patches.squares.lean[:n]
         for s in range(1, n + 1):
             v = pieces.get(s)
-            crowned = v is not None and v.isupper() and scene.king_mark == "crown"
-            ys.append([0 if v is None else 2 if crowned else 1])
-            height = 0.0 if v is None else scene.piece_height * (2 if v.isupper() else 1)
+            king = v is not None and v.isupper()
+            if v is None:
+                label = 0
+            elif king and scene.king_mark == "crown":
+                label = 2
+            elif king and scene.piece_height * lean[s - 1] >= SEAM_SHOWS:
+                label = 3  # two plain men stacked, seen as two
+            else:
+                label = 1
+            ys.append([label])
+            height = 0.0 if v is None else scene.piece_height * (2 if king else 1)
             ds.append([lean[s - 1] * height])
         xs.append(x)
     return (np.concatenate(xs)[:count], np.concatenate(ys).ravel()[:count].astype(np.int64),
@@ -179,7 +189,8 @@ def _photometric(patches: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _model():
     """A full 3x3 convolution, then depthwise-separable ones (a 3x3 per channel, a 1x1
     across): about 0.7 M multiply-adds a patch, so a 10x10 board's 100 patches take a
-    few milliseconds on one core. Outputs: three logits and the top's displacement."""
+    few milliseconds on one core. Outputs: a logit per class and the top's
+    displacement."""
     import torch.nn as nn
 
     def full(cin, cout, stride):
@@ -195,7 +206,7 @@ def _model():
     return nn.Sequential(
         *full(3, 16, 2), *separable(16, 32, 1), *separable(32, 48, 2),
         *separable(48, 64, 1), *separable(64, 96, 2), nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(), nn.Linear(96, 4))
+        nn.Flatten(), nn.Linear(96, CLASSES + 1))
 
 
 def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
@@ -255,10 +266,11 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
             flip = torch.rand(len(xb), generator=gen) < 0.5  # a mirror keeps "up" up
             xb = torch.where(flip[:, None, None, None], xb.flip(3), xb)
             logits = model(xb)
-            loss = F.cross_entropy(logits[:, :3], yb, label_smoothing=0.02)
+            loss = F.cross_entropy(logits[:, :CLASSES], yb, label_smoothing=0.02)
             piece = (yb > 0) & torch.isfinite(db)  # only pieces, and only where known
             if piece.any():
-                loss = loss + 4 * F.smooth_l1_loss(logits[piece, 3], db[piece], beta=0.05)
+                loss = loss + 4 * F.smooth_l1_loss(logits[piece, CLASSES], db[piece],
+                                                   beta=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -266,7 +278,7 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
             total += float(loss.detach())
         model.eval()
         with torch.no_grad():
-            acc = float((model(x_val)[:, :3].argmax(1) == y_val).float().mean())
+            acc = float((model(x_val)[:, :CLASSES].argmax(1) == y_val).float().mean())
         progress(f"epoch {epoch + 1}/{epochs}: loss {total / max(1, k + 1):.4f}, "
                  f"held-out accuracy {100 * acc:.2f} %")
         _export(model, out)

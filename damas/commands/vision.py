@@ -285,10 +285,8 @@ def run_calibrate_board(args) -> int:
     cal = BoardCalibration(v.name, v.size, pose.camera, (float(side[0]), float(side[1])),
                            colours, known.fen(), reader.playing)
     path = save_board(args.out, cal)
-    height = ("" if colours.men_height is None
-              else f", men {colours.men_height:.2f} of a square high")
     print(f"{path}: {v.size}x{v.size} board found ({pose.method}), White at the "
-          f"{reading.white_at} of the image, colours learned from {known.fen()}{height}")
+          f"{reading.white_at} of the image, colours learned from {known.fen()}")
     if wrong:
         print(f"warning: {len(wrong)} squares read back differently from the position given "
               f"({', '.join(map(str, wrong[:10]))}): check the photo and --fen",

@@ -24,7 +24,7 @@ def _model() -> PieceColours:
     rng = np.random.default_rng(0)
     feats = np.vstack([rng.normal(m, 0.05, (10, 3)) for m in (0.8, -0.6)])
     labels = ["w"] * 10 + ["B"] * 5 + ["b"] * 5
-    return PieceColours.learn(feats, labels, men_height=0.2)
+    return PieceColours.learn(feats, labels)
 
 
 def _board() -> BoardCalibration:
@@ -44,7 +44,7 @@ def test_board_round_trip(tmp_path):
     x = np.array([[0.8, 0.8, 0.8], [-0.6, -0.6, -0.6]])
     assert np.allclose(back.colours.posterior_white(x), original.colours.posterior_white(x))
     assert list(back.colours.posterior_white(x) > 0.5) == [True, False]
-    assert back.colours.men_height == 0.2 and back.playing == "dark"
+    assert back.playing == "dark"
     assert json.loads((tmp_path / "board.json").read_text())["version"] == 2
 
 

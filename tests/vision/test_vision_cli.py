@@ -87,6 +87,19 @@ def test_bad_input_is_a_one_line_error(tmp_path, capsys, make, args, message):
     assert message in err and "Traceback" not in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("drawn,asked", [("brazilian", "international"),
+                                         ("international", "brazilian")])
+def test_an_empty_board_read_as_another_variant_says_so(tmp_path, capsys, drawn, asked):
+    # an empty board read as a board of the other size: one line, status 2
+    path = tmp_path / "empty.png"
+    assert main(["render", "--variant", drawn, "--fen", "W:W:B", "--out", str(path),
+                 "--seed", "4", "--tilt", "15", "--no-markers"]) == 0
+    capsys.readouterr()
+    assert main(["read", str(path), "--variant", asked]) == 2
+    err = capsys.readouterr().err
+    assert "check --variant" in err and err.count("\n") == 1
+
+
 def test_wrong_calibration_version_is_refused(frames, tmp_path, capsys):
     cal = tmp_path / "cal"
     assert main(["calibrate", "board", str(frames / "start.png"), "--variant", "brazilian",

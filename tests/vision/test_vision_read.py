@@ -141,8 +141,6 @@ def test_plain_stacks_are_kings_when_the_slant_shows_their_height():
     for seed in (2, 6):
         scene = scene_for(seed, king_mark="none", tilt_deg=38.0)
         reader = calibrated_reader(scene)
-        assert reader.colours.men_height is not None
-        assert 0.1 < reader.colours.men_height < 0.35
         pos = position_with_kings(VARIANT[scene.size], random.Random(seed))
         reading = reader.read(render(scene.with_(noise_seed=3), pos.pieces()).image)
         assert reading.squares == expected(pos, scene.size)
