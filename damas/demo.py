@@ -17,14 +17,15 @@ how many differed (`misrecognised`, which must be 0) and where the time went.
 from __future__ import annotations
 
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, Game, Position
+from damas.rules import BLACK, WHITE, Position
 from damas.rules import variant as get_variant
 
-from .journal import Journal, read_journal, replay_last_game
+from .journal import Journal, Replay, read_journal, replay_last_game
 
 
 @dataclass
@@ -127,12 +128,12 @@ class Demo:
     def run(self) -> DemoReport:
         report = DemoReport(robot=self.robot_kind)
         started = time.perf_counter()
-        game = self._resumed_game() if self.o.resume else None
+        replay = self._resumed_game() if self.o.resume else None
         try:
             with Journal(self.journal_path) as journal:
                 for number in range(1, self.o.games + 1):
-                    report.games.append(self._play(number, game, journal))
-                    game = None
+                    report.games.append(self._play(number, replay, journal))
+                    replay = None
         finally:
             if self.video is not None:
                 self.video.release()
@@ -140,12 +141,12 @@ class Demo:
             report.time_split = self.timer.report()
         return report
 
-    def _play(self, number: int, game: Game | None, journal: Journal) -> GameSummary:
+    def _play(self, number: int, replay: Replay | None, journal: Journal) -> GameSummary:
         from .play import PlayOptions, PlaySession
         from .simulation import simulated_world
 
         human = WHITE if self.o.human == "white" else BLACK
-        position = game.position if game is not None else Position.start(self.variant)
+        position = replay.game.position if replay is not None else Position.start(self.variant)
         session = None
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
                                 seed=self.rng.randrange(1 << 30), position=position,
@@ -169,7 +170,7 @@ class Demo:
         first_event = len(read_journal(self.journal_path)) if self.journal_path.exists() else 0
         try:
             session = PlaySession(options, world.watch, world.mover, journal, self.pdn_path,
-                                  game=game, clock=world.clock, wait=world.wait, out=self.out,
+                                  replay=replay, clock=world.clock, wait=world.wait, out=self.out,
                                   display=self.display, stop=lambda: False, timer=self.timer)
             session.run()
         finally:
@@ -224,10 +225,13 @@ class Demo:
         if self.display is not None:
             self._to_page(image, reading, pose)
 
-    def _resumed_game(self) -> Game:
-        """The last game of the journal, exactly as recorded: its start and its moves."""
-        game, events = replay_last_game(self.journal_path)
-        machine = events[0].get("machine", ["black"])
-        self.o.human = "black" if "white" in machine else "white"
-        self.variant = game.variant
-        return game
+    def _resumed_game(self) -> Replay:
+        """The last game of the journal, exactly as recorded: its start and its moves (up
+        to a damaged line, if any: what is dropped is said)."""
+        replay = replay_last_game(self.journal_path)
+        if replay.lost:
+            print(f"damas: the journal is damaged: {replay.lost}", file=sys.stderr)
+        machine = replay.start.get("machine")
+        self.o.human = "black" if isinstance(machine, list) and "white" in machine else "white"
+        self.variant = replay.game.variant
+        return replay

@@ -24,7 +24,7 @@ from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker_board import Observation
 
 from .camera import CameraLost
-from .journal import Journal
+from .journal import Journal, Replay
 
 SIDE_NAMES = {WHITE: "white", BLACK: "black"}
 
@@ -64,7 +64,7 @@ def board_of(position: Position) -> str:
 
 class PlaySession:
     def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
-                 pdn: str | Path, *, game: Game | None = None, clock=time.monotonic,
+                 pdn: str | Path, *, replay: Replay | None = None, clock=time.monotonic,
                  wait=time.sleep, out=print, display=None,
                  stop: Callable[[], bool] = lambda: False, timer=None):
         self.o = options
@@ -80,6 +80,8 @@ class PlaySession:
         self.stop = stop
         self.timer = timer or (lambda part: nullcontext())  # where the time goes, by part
         self.engine = None
+        self.replay = replay  # the journal's game this session resumes
+        game = replay.game if replay is not None else None
         self.tracker = Tracker(self.variant, game=game if game and game.moves else None,
                                policy="robot", settle=options.settle)
         self.start = game.start if game is not None else Position.start(self.variant)
@@ -96,13 +98,13 @@ class PlaySession:
     # --- the whole game -----------------------------------------------------------------
 
     def run(self) -> Game:
-        if not self.game.moves:
+        if self.replay is not None:  # the game so far, whole: later resumes start here
+            self.journal.write("resumed", **self.replay.resumed_event())
+        else:
             self.journal.write("game-start", variant=self.variant.name, fen=self.start.fen(),
                                engine=self.o.engine,
                                machine=[SIDE_NAMES[s] for s in self.o.machine_sides],
                                **{k.lower(): v for k, v in self.o.tags.items()})
-        else:
-            self.journal.write("resumed", ply=self.game.ply, fen=self.game.position.fen())
         try:
             self._await_setup()
             while not self._finished():

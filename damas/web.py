@@ -134,6 +134,11 @@ def serve_page(port: int | None) -> tuple[Display | None, WebServer | None]:
     if port is None:
         return None, None
     display = Display()
-    server = WebServer(display, port=port).start()
+    try:
+        server = WebServer(display, port=port).start()
+    except OSError as e:  # the port is taken, or below 1024 without the right
+        from damas.rules import DamasError
+
+        raise DamasError(f"cannot serve the live page on port {port}: {e.strerror}") from None
     print(f"live page: {server.url}", file=sys.stderr, flush=True)
     return display, server

@@ -4,28 +4,33 @@ simulation, on any machine."""
 from __future__ import annotations
 
 import json
-import sys
+
+from damas.argtypes import count, level, port, share
 
 
 def register(sub) -> None:
     p = sub.add_parser("demo", help="a whole game in simulation: camera, person, robot")
     p.add_argument("--variant", default="international")
-    p.add_argument("--level", type=int, default=3, help="engine level 1-10 (default 3)")
+    p.add_argument("--level", type=level, default=3, help="engine level 1-10 (default 3)")
     p.add_argument("--seed", type=int, default=1, help="the same seed plays the same demo")
-    p.add_argument("--games", type=int, default=1)
-    p.add_argument("--max-plies", type=int, default=400, help="stop a game after this many")
+    p.add_argument("--games", type=count, default=1)
+    p.add_argument("--max-plies", type=count, default=400,
+                   help="stop a game after this many plies (half-moves)")
     p.add_argument("--human", choices=("white", "black"), default="white",
                    help="the side the simulated person plays")
     p.add_argument("--robot", choices=("auto", "sim-firmware", "sim-python"), default="auto",
                    help="auto: the firmware in simavr when the toolchain is there")
-    p.add_argument("--irregular-rate", type=float, default=0.12,
+    p.add_argument("--irregular-rate", type=share, default=0.12,
                    help="how often the person first makes an irregular move")
-    p.add_argument("--journal", default="damas-demo.jsonl", help="the event journal")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="where the journal and PDN go (default: the platform's data folder)")
+    p.add_argument("--journal", help="the event journal (default: demo.jsonl in the data "
+                                     "folder)")
     p.add_argument("--pdn", help="the live PDN (default: next to the journal)")
     p.add_argument("--video", help="write the annotated camera view to this .mp4")
     p.add_argument("--resume", action="store_true",
                    help="continue the last game of the journal")
-    p.add_argument("--web", type=int, metavar="PORT",
+    p.add_argument("--web", type=port, metavar="PORT",
                    help="serve the live page on http://127.0.0.1:PORT/ (0: any port)")
     p.add_argument("--json", action="store_true", help="print only a JSON summary")
     p.add_argument("--config", help="TOML file with defaults for these options")
@@ -33,14 +38,14 @@ def register(sub) -> None:
 
 
 def run_demo(args) -> int:
-    from damas.config import apply_config
     from damas.demo import Demo, DemoOptions
+    from damas.paths import session_file
 
-    args = apply_config(args, "demo", sys.argv[1:])
+    journal = session_file(args.journal, args.data_dir, "demo.jsonl")
     options = DemoOptions(variant=args.variant, level=args.level, seed=args.seed,
                           games=args.games, max_plies=args.max_plies, human=args.human,
                           robot=args.robot, irregular_rate=args.irregular_rate,
-                          journal=args.journal, pdn=args.pdn, video=args.video,
+                          journal=str(journal), pdn=args.pdn, video=args.video,
                           resume=args.resume)
     out = (lambda *a: None) if args.json else print
     from damas.web import serve_page

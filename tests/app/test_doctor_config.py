@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from damas.cli import main
-from damas.config import ConfigError, apply_config, load_config
+from damas.cli import main, parse
+from damas.config import ConfigError, load_config
 from damas.doctor import check_calibration, check_camera, check_machine, check_port
 from damas.robot.machine import example_machine, save_machine
 from damas.robot.simulator import MachineSimulator
@@ -61,17 +61,30 @@ def test_doctor_command_exit_status(tmp_path):
 
 def test_config_file_sets_defaults_and_flags_win(tmp_path, capsys):
     cfg = tmp_path / "damas.toml"
-    cfg.write_text('variant = "english"\nlevel = 4\n[demo]\nseed = 9\n')
-    import argparse
-
-    args = argparse.Namespace(config=str(cfg), variant="international", level=3, seed=1)
-    out = apply_config(args, "demo", ["--config", str(cfg), "--level", "3"])
+    cfg.write_text('variant = "english"\nlevel = 4\nrobot = "sim-python"\n'
+                   '[demo]\nseed = 9\n[record]\ntime_control = "5+3"\n')
+    out = parse(["demo", "--config", str(cfg), "--lev", "3"])  # abbreviated: still a flag
     assert (out.variant, out.level, out.seed) == ("english", 3, 9)
+    # top-level keys go to the commands that have them: doctor has no --robot
+    assert parse(["doctor", "--config", str(cfg)]).camera == "0"
+    assert parse(["record", "--config", str(cfg)]).time_control.increment == 3
     cfg.write_text('colour = "red"\n')
     with pytest.raises(ConfigError, match="unknown option 'colour'"):
-        apply_config(argparse.Namespace(config=str(cfg), variant="x"), "demo", [])
+        parse(["demo", "--config", str(cfg)])
+    cfg.write_text('[demo]\nrobot = "/dev/ttyACM0"\n')  # a choice demo does not offer
+    with pytest.raises(ConfigError, match="robot = '/dev/ttyACM0': choose from"):
+        parse(["demo", "--config", str(cfg)])
     cfg.write_text("variant = \n")
     with pytest.raises(ConfigError):
         load_config(cfg)
     assert main(["doctor", "--config", str(tmp_path / "missing.toml")]) == 2
     assert "no config file" in capsys.readouterr().err
+
+
+def test_the_default_config_file_is_read_from_the_config_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert parse(["demo"]).level == 3
+    (tmp_path / "damas").mkdir()
+    (tmp_path / "damas" / "damas.toml").write_text("[demo]\nlevel = 7\n")
+    assert parse(["demo"]).level == 7
+    assert parse(["demo", "--level", "2"]).level == 2
