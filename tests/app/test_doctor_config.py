@@ -1,6 +1,7 @@
 """`damas doctor` against real files and a simulated machine, and the TOML config."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -56,7 +57,26 @@ def test_doctor_command_exit_status(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert "[FAIL] camera" in proc.stdout and "fix:" in proc.stdout
-    assert "0 of 2 checks passed" in proc.stdout
+    assert proc.stdout.count("[FAIL]") == 2 and "[ok] machine file" in proc.stdout
+
+
+def test_doctor_by_default_checks_the_config_folder_quietly(tmp_path):
+    """No option: camera 0, the USB ports only, the config folder's machine files and
+    calibration besides the shipped examples; no OpenCV warnings on the way."""
+    (tmp_path / "damas" / "machines").mkdir(parents=True)
+    (tmp_path / "damas" / "machines" / "mine.json").write_text('{"format": "x"}')
+    (tmp_path / "damas" / "calibration").mkdir()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "damas", "doctor"], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert "[ WARN" not in proc.stderr and proc.stderr == ""
+    assert "camera 0" in proc.stdout and "/dev/ttyS" not in proc.stdout.split("fix:")[0]
+    assert "[FAIL] machine file " + str(tmp_path / "damas" / "machines" / "mine.json") \
+        in proc.stdout
+    assert "[ok] machine file" in proc.stdout  # the shipped examples
+    assert "[FAIL] calibration " + str(tmp_path / "damas" / "calibration") + ": no " \
+           "calibration files in it" in proc.stdout
+    assert proc.returncode == 1
 
 
 def test_config_file_sets_defaults_and_flags_win(tmp_path, capsys):
