@@ -26,6 +26,7 @@ from damas.rules import BLACK, WHITE, Position
 from damas.rules import variant as get_variant
 
 from .journal import Journal, Replay, read_journal, replay_last_game
+from .paths import data_dir
 
 
 @dataclass
@@ -48,7 +49,7 @@ class DemoOptions:
 class GameSummary:
     result: str
     reason: str
-    moves: int
+    plies: int  # half-moves; PDN numbers moves, a move being a ply and its answer
     misrecognised: int
     irregular_made: int
     irregular_flagged: int
@@ -58,20 +59,28 @@ class GameSummary:
 @dataclass
 class DemoReport:
     games: list[GameSummary] = field(default_factory=list)
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time, all games
     robot: str = ""
+    variant: str = ""
+    journal: str = ""
     time_split: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> dict:
-        moves = sum(g.moves for g in self.games)
+        plies = sum(g.plies for g in self.games)
+        moves = sum((g.plies + 1) // 2 for g in self.games)
         return {
             "games": len(self.games),
+            "variant": self.variant,
+            "plies": plies,
             "moves": moves,
             "misrecognised": sum(g.misrecognised for g in self.games),
             "irregular_made": sum(g.irregular_made for g in self.games),
             "irregular_flagged": sum(g.irregular_flagged for g in self.games),
             "results": [g.result for g in self.games],
             "pdn": self.games[-1].pdn if self.games else None,
+            "journal": self.journal,
+            "seconds": round(self.seconds, 1),
+            "seconds_per_ply": round(self.seconds / max(plies, 1), 3),
             "seconds_per_move": round(self.seconds / max(moves, 1), 3),
             "robot": self.robot,
             "time_split": {k: round(v, 1) for k, v in self.time_split.items()},
@@ -113,22 +122,24 @@ class Timer:
 
 
 class Demo:
-    def __init__(self, options: DemoOptions, out=print, display=None):
+    def __init__(self, options: DemoOptions, out=print, display=None, on_move=None):
         self.o = options
         self.out = out
+        self.on_move = on_move  # (game number, ply, notation, by) for a progress display
         self.display = display
         self.variant = get_variant(options.variant)
         self.rng = random.Random(options.seed)
         self.timer = Timer()
-        self.journal_path = Path(options.journal or "damas-demo.jsonl")
+        self.journal_path = Path(options.journal or data_dir() / "demo.jsonl")
         self.pdn_path = Path(options.pdn or self.journal_path.with_suffix(".pdn"))
         self.robot_kind = choose_robot(options.robot)
         self.video = None
 
     def run(self) -> DemoReport:
-        report = DemoReport(robot=self.robot_kind)
         started = time.perf_counter()
         replay = self._resumed_game() if self.o.resume else None
+        report = DemoReport(robot=self.robot_kind, variant=self.variant.name,
+                            journal=str(self.journal_path))
         try:
             with Journal(self.journal_path) as journal:
                 for number in range(1, self.o.games + 1):
@@ -171,7 +182,9 @@ class Demo:
         try:
             session = PlaySession(options, world.watch, world.mover, journal, self.pdn_path,
                                   replay=replay, clock=world.clock, wait=world.wait, out=self.out,
-                                  display=self.display, stop=lambda: False, timer=self.timer)
+                                  display=self.display, stop=lambda: False, timer=self.timer,
+                                  on_move=None if self.on_move is None else
+                                  lambda *ply: self.on_move(number, *ply))
             session.run()
         finally:
             world.close()
@@ -180,7 +193,7 @@ class Demo:
         return GameSummary(
             result=outcome.result if outcome else "*",
             reason=outcome.reason if outcome else session.ended or "",
-            moves=session.game.ply,
+            plies=session.game.ply,
             misrecognised=self._misrecognised(events, world.visitor.made, journal),
             irregular_made=world.visitor.slips,
             irregular_flagged=sum(1 for e in events if e["kind"] == "tracker-irregular"),

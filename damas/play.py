@@ -66,7 +66,8 @@ class PlaySession:
     def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
                  pdn: str | Path, *, replay: Replay | None = None, clock=time.monotonic,
                  wait=time.sleep, out=print, display=None,
-                 stop: Callable[[], bool] = lambda: False, timer=None):
+                 stop: Callable[[], bool] = lambda: False, timer=None,
+                 on_move: Callable[[int, str, str], object] | None = None):
         self.o = options
         self.variant = get_variant(options.variant)
         self.watch = watch
@@ -79,6 +80,7 @@ class PlaySession:
         self.display = display
         self.stop = stop
         self.timer = timer or (lambda part: nullcontext())  # where the time goes, by part
+        self.on_move = on_move  # (ply, notation, "machine" or "person") once it is recorded
         self.engine = None
         self.replay = replay  # the journal's game this session resumes
         game = replay.game if replay is not None else None
@@ -182,8 +184,11 @@ class PlaySession:
             self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
                                by="machine" if by_machine else "person")
             self._write_pdn()
-            self._status(f"{event.ply}. {event.notation}")
+            by = "machine" if by_machine else "person"
+            self._status(f"{numbered(event.ply, event.notation)}  ({by})")
             self.out(self.tracker.position.diagram())
+            if self.on_move is not None:
+                self.on_move(event.ply, event.notation, by)
         else:
             self.journal.write(f"tracker-{event.kind}", **data)
             if event.kind == "irregular":
@@ -223,7 +228,9 @@ class PlaySession:
         move = self._think()
         notation = position.notation(move)
         self.journal.write("engine-move", notation=notation)
-        self._status(f"{self.game.ply + 1}. machine plays {notation}")
+        # on the page while the robot moves; printed once, when the camera has seen it
+        self._status(f"{numbered(self.game.ply + 1, notation)}: the machine plays",
+                     echo=False)
         self._robot(lambda: self.mover.play(move))
         self._confirm(move, position)
 
@@ -354,8 +361,9 @@ class PlaySession:
             pg.result = result
         atomic_write_text(self.pdn_path, write_pdn(pg))
 
-    def _status(self, line: str) -> None:
-        self.out(line)
+    def _status(self, line: str, echo: bool = True) -> None:
+        if echo:
+            self.out(line)
         if self.display is not None:
             position = self.tracker.position
             history = [{str(k): v for k, v in p.pieces().items()}
@@ -364,6 +372,13 @@ class PlaySession:
                                 squares={str(k): v for k, v in position.pieces().items()},
                                 history=history, status=line)
             self.display.log(line)
+
+
+def numbered(ply: int, notation: str) -> str:
+    """A ply numbered as PDN numbers moves: `1. 32-28` for the first ply, `1... 19-23` for
+    the answer."""
+    number = (ply + 1) // 2
+    return f"{number}. {notation}" if ply % 2 else f"{number}... {notation}"
 
 
 def differing(squares: str, want: str) -> list[int]:

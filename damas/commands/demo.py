@@ -39,7 +39,10 @@ def register(sub) -> None:
 
 def run_demo(args) -> int:
     from damas.demo import Demo, DemoOptions
+    from damas.journal import read_journal
     from damas.paths import session_file
+    from damas.progress import Progress
+    from damas.web import serve_page
 
     journal = session_file(args.journal, args.data_dir, "demo.jsonl")
     options = DemoOptions(variant=args.variant, level=args.level, seed=args.seed,
@@ -47,31 +50,65 @@ def run_demo(args) -> int:
                           robot=args.robot, irregular_rate=args.irregular_rate,
                           journal=str(journal), pdn=args.pdn, video=args.video,
                           resume=args.resume)
-    out = (lambda *a: None) if args.json else print
-    from damas.web import serve_page
-
+    earlier = len(read_journal(journal)) if journal.exists() else 0  # other runs' events
     display, server = serve_page(args.web)
-    try:
-        report = Demo(options, out=out, display=display).run()
-    finally:
-        if server is not None:
-            server.stop()
+    # with --json the progress is all there is to see until the end; otherwise the board
+    # after every ply is, and plain progress lines would only repeat it
+    with Progress("demo", unit="ply", every=10.0 if args.json else float("inf")) as progress:
+        out = (lambda *a: None) if args.json else progress.write
+        demo = Demo(options, out=out, display=display,
+                    on_move=lambda game, ply, notation, by: progress.update(
+                        1, f"game {game} of {args.games}, {numbered(ply, notation)}"))
+        try:
+            report = demo.run()
+        finally:
+            if server is not None:
+                server.stop()
     summary = report.summary()
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"\n{summary['games']} game(s), {summary['moves']} moves, results "
-              f"{summary['results']}; misrecognised {summary['misrecognised']}; irregular "
-              f"moves made {summary['irregular_made']}, flagged "
-              f"{summary['irregular_flagged']}; {summary['seconds_per_move']} s per move "
-              f"on {summary['robot']}")
-        print(f"time: {summary['time_split']}")
-        _print_record(summary["pdn"], options.journal)
+        _print_record(summary["pdn"], summary["journal"], earlier)
+        print(describe(summary))
     return 0 if summary["misrecognised"] == 0 else 1
 
 
-def _print_record(pdn: str | None, journal: str) -> None:
-    """The PDN, then the journal's notable events (every event stays in the file)."""
+# what each part of the time split is
+PARTS = {"render": "rendering the simulated camera", "vision": "vision (locate, read)",
+         "robot": "robot (plan, G-code, machine)", "engine": "engine", "tracker": "tracker"}
+
+
+def describe(summary: dict) -> str:
+    """The demo's summary in words: counts, the time split with units and shares, and
+    where the record went."""
+    games, plies, moves = summary["games"], summary["plies"], summary["moves"]
+    results = ", ".join(summary["results"])
+    lines = [f"{games} {summary['variant']} game{'s' if games != 1 else ''}: {plies} plies "
+             f"({moves} moves in PDN numbering); result{'s' if games != 1 else ''} {results}",
+             f"misrecognised {summary['misrecognised']}; irregular moves made "
+             f"{summary['irregular_made']}, flagged {summary['irregular_flagged']}",
+             f"wall time {summary['seconds']:.1f} s on {summary['robot']}: "
+             f"{summary['seconds_per_ply']:.2f} s per ply, "
+             f"{summary['seconds_per_move']:.2f} s per move"]
+    wall = max(summary["seconds"], 1e-9)
+    split = dict(summary["time_split"])
+    split["other"] = max(0.0, wall - sum(split.values()))
+    for part, seconds in sorted(split.items(), key=lambda kv: -kv[1]):
+        share = 100 * seconds / wall
+        lines.append(f"  {PARTS.get(part, part):<32} {seconds:8.1f} s  {share:5.1f} %")
+    lines.append(f"PDN: {summary['pdn']}")
+    lines.append(f"journal: {summary['journal']}")
+    return "\n".join(lines)
+
+
+def numbered(ply: int, notation: str) -> str:
+    from damas.play import numbered
+
+    return numbered(ply, notation)
+
+
+def _print_record(pdn: str | None, journal: str, earlier: int) -> None:
+    """The PDN, then this run's notable events (every event stays in the journal)."""
     from pathlib import Path
 
     from damas.journal import read_journal
@@ -80,10 +117,11 @@ def _print_record(pdn: str | None, journal: str) -> None:
         print("\n" + Path(pdn).read_text(encoding="utf-8"))
     notable = ("game-start", "tracker-irregular", "tracker-restored", "mismatch", "shown",
                "robot-fault", "paused", "continued", "misrecognised", "game-end", "resumed")
-    events = read_journal(journal)
-    print(f"event log ({len(events)} events in {journal}; notable ones):")
+    events = read_journal(journal)[earlier:]
+    print(f"event log ({len(events)} events of this run; notable ones):")
     for e in events:
         if e["kind"] in notable:
             detail = (e.get("article") or e.get("result") or e.get("squares")
-                      or e.get("reason") or "")
+                      or e.get("reason") or e.get("lost") or "")
             print(f"  {e['kind']} {detail}".rstrip())
+    print()

@@ -283,11 +283,13 @@ def run_calibrate_board(args) -> int:
 
 def run_bench(args) -> int:
 
+    from damas.progress import Progress
     from damas.vision.bench import print_report, run
 
     frames = args.frames or 2000
     seed = args.seed if args.seed is not None else 1
-    report = run(frames, seed, progress=None if args.json else sys.stderr)
+    with Progress("bench vision", total=frames, unit="frame") as progress:
+        report = run(frames, seed, progress=progress)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

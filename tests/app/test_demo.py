@@ -23,7 +23,7 @@ def test_a_short_demo_game_is_seen_exactly(tmp_path, variant, seed):
                           journal=str(tmp_path / "j.jsonl"), level=2)
     report = Demo(options, out=lambda *a: None).run()
     summary = report.summary()
-    assert summary["moves"] == 8 and summary["misrecognised"] == 0
+    assert summary["plies"] == 8 and summary["moves"] == 4 and summary["misrecognised"] == 0
     assert summary["irregular_flagged"] == summary["irregular_made"] > 0
     (pdn,) = read_pdn((tmp_path / "j.pdn").read_text())
     moves = [e["notation"] for e in read_journal(tmp_path / "j.jsonl") if e["kind"] == "move"]
@@ -63,7 +63,7 @@ def test_resume_after_a_kill_restores_the_identical_record(tmp_path):
     summary = json.loads(done.stdout)
     (after,) = read_pdn((tmp_path / "j.pdn").read_text())
     assert after.game.notations()[: len(recorded)] == recorded
-    assert summary["moves"] == len(recorded) + 2 and summary["misrecognised"] == 0
+    assert summary["plies"] == len(recorded) + 2 and summary["misrecognised"] == 0
     replay = Game("english")
     for text in recorded:
         replay.push(text)
