@@ -9,6 +9,7 @@ import importlib
 import pkgutil
 import sys
 
+from damas.argtypes import count
 from damas.rules.errors import DamasError
 
 
@@ -18,7 +19,9 @@ class UsageError(DamasError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+        command = self.prog.removeprefix("damas").strip()  # main says "damas: " already
+        raise UsageError(f"{command + ': ' if command else ''}{message} "
+                         f"(see {self.prog} --help)")
 
 
 def _usage(parser: argparse.ArgumentParser):
@@ -67,8 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="print performance figures")
     bench.add_argument("what", choices=sorted(benches))
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.add_argument("--frames", type=int, help="vision: how many rendered frames")
-    bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set")
+    bench.add_argument("--frames", type=count, help="vision: how many rendered frames")
+    bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set; "
+                                                "demo-memory: of the demo")
+    bench.add_argument("--games", type=count, help="demo-memory: how many games (20)")
+    bench.add_argument("--variant", help="demo-memory: the variant (english)")
     bench.set_defaults(run=lambda args: benches[args.what](args))
     return parser
 
@@ -77,9 +83,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parse(sys.argv[1:] if argv is None else list(argv))
         return args.run(args) or 0
-    except UsageError as e:  # it names the command already
-        print(e, file=sys.stderr)
-        return 2
     except DamasError as e:
         print(f"damas: {e}", file=sys.stderr)
         return 2

@@ -122,10 +122,12 @@ class Timer:
 
 
 class Demo:
-    def __init__(self, options: DemoOptions, out=print, display=None, on_move=None):
+    def __init__(self, options: DemoOptions, out=print, display=None, on_move=None,
+                 on_game=None):
         self.o = options
         self.out = out
         self.on_move = on_move  # (game number, ply, notation, by) for a progress display
+        self.on_game = on_game  # (game number, GameSummary) as each game ends
         self.display = display
         self.variant = get_variant(options.variant)
         self.rng = random.Random(options.seed)
@@ -145,6 +147,8 @@ class Demo:
                 for number in range(1, self.o.games + 1):
                     report.games.append(self._play(number, replay, journal))
                     replay = None
+                    if self.on_game is not None:
+                        self.on_game(number, report.games[-1])
         finally:
             if self.video is not None:
                 self.video.release()

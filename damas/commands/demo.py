@@ -4,6 +4,7 @@ simulation, on any machine."""
 from __future__ import annotations
 
 import json
+import sys
 
 from damas.argtypes import count, level, port, share
 
@@ -125,3 +126,64 @@ def _print_record(pdn: str | None, journal: str, earlier: int) -> None:
                       or e.get("reason") or e.get("lost") or "")
             print(f"  {e['kind']} {detail}".rstrip())
     print()
+
+
+# --- bench ------------------------------------------------------------------------------
+
+def rss_mb() -> float:
+    """This process's resident memory now (Linux /proc), else its peak so far."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
+
+
+def bench_demo_memory(args) -> int:
+    """Whole demo games one after another in one process, the resident memory after each:
+    it must stay flat after the second game (figures only, no time asserted)."""
+    import gc
+    import tempfile
+
+    from damas.demo import Demo, DemoOptions
+    from damas.progress import Progress
+
+    games = args.games or 20
+    variant = args.variant or "english"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="damas-bench-") as folder, \
+            Progress("bench demo-memory", total=games, unit="game", every=0) as progress:
+        def on_game(number, game) -> None:
+            gc.collect()  # what stays is what something still holds
+            rows.append({"game": number, "plies": game.plies, "rss_mb": round(rss_mb(), 1)})
+            progress.update(1, f"game {number}: {game.plies} plies, RSS {rss_mb():.0f} MB")
+
+        start = rss_mb()
+        options = DemoOptions(variant=variant, games=games, seed=args.seed or 1,
+                              robot="sim-python", journal=f"{folder}/demo.jsonl")
+        Demo(options, out=lambda *a: None, on_game=on_game).run()
+    after_two = [r["rss_mb"] for r in rows[1:]]
+    figures = {"variant": variant, "games": games, "rss_start_mb": round(start, 1),
+               "per_game": rows,
+               "growth_after_game_2_mb": round(after_two[-1] - after_two[0], 1)
+               if len(after_two) > 1 else 0.0,
+               "max_after_game_2_mb": max(after_two, default=0.0)}
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    print(f"demo memory, {games} {variant} games in one process (robot sim-python): "
+          f"RSS {figures['rss_start_mb']} MB before the first game")
+    for r in rows:
+        print(f"  game {r['game']:>2}: {r['plies']:>3} plies, RSS {r['rss_mb']:6.1f} MB")
+    print(f"from game 2 to game {games}: {figures['growth_after_game_2_mb']:+.1f} MB "
+          f"(highest {figures['max_after_game_2_mb']} MB)")
+    return 0
+
+
+BENCHES = {"demo-memory": bench_demo_memory}

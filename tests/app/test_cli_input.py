@@ -54,7 +54,7 @@ def test_no_command_prints_the_usage_and_version_is_known():
 def test_bad_flags_are_one_line_and_status_2(argv, says, capsys):
     assert main(argv) == 2
     line = one_line_error(capsys)
-    assert says in line and line.startswith(f"damas {argv[0]}: argument")
+    assert says in line and line.startswith(f"damas: {argv[0]}: argument")
 
 
 def test_a_busy_port_is_one_line(tmp_path, capsys):
