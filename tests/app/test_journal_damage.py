@@ -141,3 +141,40 @@ def test_the_numbering_goes_on_across_runs_and_a_new_journal_is_synced(tmp_path)
         assert j.write("c")["seq"] == 3
     assert [json.loads(line)["seq"] for line in path.read_text().splitlines()
             if line.endswith("}")] == [1, 2, 3]
+
+
+def test_a_kiosk_starts_whatever_the_journal_holds(tmp_path):
+    journal, archive = tmp_path / "k.jsonl", tmp_path / "k.pdn"
+    journal.write_text('{"kind":"game-start"}\n{"kind":"move"}\n')  # valid JSON, no keys
+    assert main(["kiosk", "--camera", "sim-board", "--robot", "sim-python", "--variant",
+                 "english", "--level", "1", "--settle", "0.3", "--games", "1",
+                 "--attract-plies", "2", "--journal", str(journal), "--archive",
+                 str(archive), "--json"]) == 0
+    (played,) = read_pdn(archive.read_text(encoding="utf-8"))
+    assert len(played.game.notations()) == 2
+
+
+def test_a_record_resumes_up_to_the_damage_with_its_clock(tmp_path):
+    from damas.clock import parse_time_control
+    from damas.record import Recorder
+    from damas.rules import BLACK, WHITE, Game
+
+    journal = tmp_path / "j.jsonl"
+    game = Game("english")
+    with Journal(journal) as j:
+        j.write("game-start", variant="english", fen=game.position.fen(), control="3+0")
+        for ply, notation in enumerate(["11-15", "23-19", "8-11", "22-17"], 1):
+            game.push(notation)
+            clock = {"white": 180.0 - ply, "black": 170.0 - ply}
+            j.write("move", notation=notation, fen=game.position.fen(), ply=ply,
+                    clock=clock, clock_comment=f"[%clock w0:0{ply}:00]")
+    lines = journal.read_text().splitlines()
+    lines[3] = lines[3].replace('"clock":{', '"clocks":{')  # ply 3 without its clock
+    journal.write_text("\n".join(lines) + "\n")
+    said = []
+    recorder = Recorder("english", parse_time_control("3+0"), journal, tmp_path / "g.pdn",
+                        resume=True, out=said.append)
+    assert recorder.tracker.game.notations() == ["11-15", "23-19"]
+    assert sorted(recorder.clock_comments) == [1, 2]
+    assert recorder.clock.left == {WHITE: 178.0, BLACK: 168.0}  # the last kept move's
+    assert any("journal line 4: a move event without the clock times" in s for s in said)
