@@ -31,14 +31,18 @@ def port(text: str) -> int:
     return value
 
 
+DAY = 86400.0
+
+
 def seconds(text: str) -> float:
-    """A duration: a finite number of seconds, 0 or more."""
+    """A duration: seconds, 0 to a day (1e308 s would make every wait endless)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"give seconds as a number, not {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"seconds are a finite number 0 or more, not {text}")
+    if not math.isfinite(value) or not 0 <= value <= DAY:
+        raise argparse.ArgumentTypeError(f"seconds are a finite number 0 to {DAY:g} (a day), "
+                                         f"not {text}")
     return value
 
 

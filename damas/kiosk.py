@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
 from .journal import Journal, JournalError, NoGame, replay_last_game
+from .paths import data_dir
 from .play import (
     PlayOptions,
     PlaySession,
@@ -43,9 +44,11 @@ class KioskOptions:
     visitor_side: int = WHITE
     attract_plies: int = 120  # an attract game ends (and the board is reset) after this
     idle_limit: float = 180.0  # seconds a visitor may leave a game before it is given up
-    archive: str = "damas-kiosk.pdn"
-    journal: str = "damas-kiosk.jsonl"
-    current: str = "damas-kiosk-current.pdn"  # the live PDN of the game under way
+    # the platform's data folder unless given (damas.paths)
+    archive: str = field(default_factory=lambda: str(data_dir() / "kiosk.pdn"))
+    journal: str = field(default_factory=lambda: str(data_dir() / "kiosk.jsonl"))
+    current: str = field(  # the live PDN of the game under way
+        default_factory=lambda: str(data_dir() / "kiosk-current.pdn"))
 
 
 class Kiosk:

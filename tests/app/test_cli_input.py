@@ -46,6 +46,7 @@ def test_no_command_prints_the_usage_and_version_is_known():
     (["kiosk", "--level", "0"], "a level is 1 to 10"),
     (["play", "--settle", "nan"], "seconds are a finite number"),
     (["kiosk", "--idle", "inf"], "seconds are a finite number"),
+    (["play", "--settle", "1e308"], "seconds are a finite number 0 to 86400 (a day)"),
     (["demo", "--irregular-rate", "2"], "a share is 0 to 1"),
     (["demo", "--games", "0"], "give 1 or more"),
     (["record", "--time-control", "\u0663"], "time control"),
