@@ -28,7 +28,6 @@ REQUIRED = {
     "game-start": {"variant": str, "fen": str},
     "move": {"notation": str, "fen": str, "ply": int},
     "resumed": {"start": dict, "moves": list},
-    "game-end": {},
 }
 ANCHORS = ("game-start", "resumed")  # events a game's replay starts from
 MoveCheck = Callable[[dict], "str | None"]
