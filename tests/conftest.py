@@ -20,9 +20,12 @@ def progress(request):
     """Plain progress lines from a long test, shown as it runs (pytest holds back a test's
     own output until it ends): `progress("kiosk soak: game 12 of 50")`."""
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
 
     def say(line: str) -> None:
-        if reporter is not None:
+        if reporter is None or capture is None:
+            return
+        with capture.global_and_fixture_disabled():  # past pytest's capture, to the screen
             reporter.write_line(f"  {line}")
 
     return say

@@ -112,8 +112,9 @@ SCALARS = (st.text(max_size=12) | st.integers() | st.floats() | st.booleans()
            | st.sampled_from(["english", "international", "45+0", "sim-python", "1e999",
                               "٣", "²", "inf", "nan", "-0", "0x10", "white"])
            | st.integers(min_value=-10, max_value=70000))
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
-                      | st.dictionaries(st.sampled_from(KEYS), inner, max_size=3), max_leaves=6)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, min_size=1, max_size=3)
+                      | st.dictionaries(st.sampled_from(KEYS), inner, min_size=1, max_size=3),
+                      max_leaves=6)
 CONFIGS = st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), VALUES, max_size=5)
 TABLES = st.dictionaries(st.sampled_from(["demo", "play", "kiosk", "record", "doctor",
                                           "robot", "x"]), CONFIGS, max_size=2)
