@@ -68,3 +68,23 @@ def test_resume_after_a_kill_restores_the_identical_record(tmp_path):
     for text in recorded:
         replay.push(text)
     assert after.game.positions[len(recorded)] == replay.position
+
+
+def test_the_summary_says_plies_and_moves_seconds_and_shares_and_where_the_pdn_is():
+    from damas.commands.demo import describe
+
+    text = describe({"games": 1, "variant": "international", "plies": 72, "moves": 36,
+                     "results": ["2-0"], "misrecognised": 0, "irregular_made": 2,
+                     "irregular_flagged": 2, "seconds": 150.0, "seconds_per_ply": 2.08,
+                     "seconds_per_move": 4.17, "robot": "sim-firmware",
+                     "time_split": {"render": 124.5, "vision": 8.25, "robot": 14.0,
+                                    "engine": 0.25, "tracker": 0.0},
+                     "pdn": "/data/damas/demo.pdn", "journal": "/data/damas/demo.jsonl"})
+    lines = text.splitlines()
+    assert lines[0] == ("1 international game: 72 plies (36 moves in PDN numbering); "
+                        "result 2-0")
+    assert "2.08 s per ply, 4.17 s per move" in lines[2]
+    assert lines[3].split() == ["rendering", "the", "simulated", "camera", "124.5", "s",
+                                "83.0", "%"]
+    assert ["other", "3.0", "s", "2.0", "%"] in [line.split() for line in lines]
+    assert lines[-2:] == ["PDN: /data/damas/demo.pdn", "journal: /data/damas/demo.jsonl"]
