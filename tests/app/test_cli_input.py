@@ -174,6 +174,28 @@ def test_any_config_file_is_a_clean_error_or_checked_values(top, tables, noise, 
             assert 0 <= getattr(args, name) < float("inf")
 
 
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(top=CONFIGS, tables=TABLES, noise=st.binary(max_size=4), cut=st.integers(0, 400))
+def test_any_config_file_at_the_command_line_is_one_line_and_status_2(top, tables, noise,
+                                                                      cut, tmp_path_factory,
+                                                                      capsys):
+    """`damas record` with any config file and a camera that is not there: whatever the
+    file holds, the command ends with one line on stderr and status 2 (the config's
+    error, or else the missing camera's). Every path is a flag, so the file cannot send
+    a journal anywhere."""
+    folder = tmp_path_factory.mktemp("cfg")
+    text = toml_file(top, tables).encode("utf-8")
+    (folder / "damas.toml").write_bytes(text[:cut] + noise + text[cut:])
+    capsys.readouterr()
+    status = main(["record", "--config", str(folder / "damas.toml"), "--camera",
+                   str(folder / "none.avi"), "--journal", str(folder / "j.jsonl"), "--pdn",
+                   str(folder / "g.pdn"), "--data-dir", str(folder)])
+    assert status == 2
+    line = one_line_error(capsys)
+    event("the config's error" if "damas.toml" in line else "the missing camera")
+
+
 def test_config_errors_at_the_process_boundary(tmp_path):
     """The same as the process a user runs: one line, status 2, no traceback."""
     for toml in ('level = "high"', "[record]\ntime_control = []", "x = \x00"):
