@@ -18,10 +18,11 @@ from damas.rules.pdn import read_pdn
 
 @pytest.mark.parametrize("variant, seed", [("international", 5), ("brazilian", 6),
                                            ("english", 7)])
-def test_a_short_demo_game_is_seen_exactly(tmp_path, variant, seed):
+def test_a_short_demo_game_is_seen_exactly(tmp_path, variant, seed, progress):
     options = DemoOptions(variant=variant, seed=seed, max_plies=8, irregular_rate=1.0,
                           journal=str(tmp_path / "j.jsonl"), level=2)
-    report = Demo(options, out=lambda *a: None).run()
+    report = Demo(options, out=lambda *a: None, on_move=lambda game, ply, notation, by:
+                  progress(f"demo test, {variant}: ply {ply} of 8, {notation} ({by})")).run()
     summary = report.summary()
     assert summary["plies"] == 8 and summary["moves"] == 4 and summary["misrecognised"] == 0
     assert summary["irregular_flagged"] == summary["irregular_made"] > 0
@@ -35,7 +36,7 @@ def _moves_in(journal):
     return [e["notation"] for e in read_journal(journal) if e["kind"] == "move"]
 
 
-def test_resume_after_a_kill_restores_the_identical_record(tmp_path):
+def test_resume_after_a_kill_restores_the_identical_record(tmp_path, progress):
     journal = tmp_path / "j.jsonl"
     kill_after = random.Random(os.getpid()).randint(2, 5)  # a random moment of the game
     proc = subprocess.Popen([sys.executable, "-m", "damas", "demo", "--variant", "english",
@@ -43,8 +44,13 @@ def test_resume_after_a_kill_restores_the_identical_record(tmp_path):
                              "--journal", str(journal), "--json"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
+    seen = 0
     while time.monotonic() < deadline and proc.poll() is None:
-        if journal.exists() and len(_moves_in(journal)) >= kill_after:
+        plies = len(_moves_in(journal)) if journal.exists() else 0
+        if plies != seen:
+            seen = plies
+            progress(f"demo kill test: plies recorded {plies}, the kill comes at {kill_after}")
+        if plies >= kill_after:
             break
         time.sleep(0.2)
     assert proc.poll() is None, proc.stderr.read().decode()
