@@ -168,12 +168,9 @@ def bench_demo_memory(args) -> int:
         options = DemoOptions(variant=variant, games=games, seed=args.seed or 1,
                               robot="sim-python", journal=f"{folder}/demo.jsonl")
         Demo(options, out=lambda *a: None, on_game=on_game).run()
-    after_two = [r["rss_mb"] for r in rows[1:]]
+    later = [(r["game"], r["rss_mb"]) for r in rows[1:]]  # from game 2 on
     figures = {"variant": variant, "games": games, "rss_start_mb": round(start, 1),
-               "per_game": rows,
-               "growth_after_game_2_mb": round(after_two[-1] - after_two[0], 1)
-               if len(after_two) > 1 else 0.0,
-               "max_after_game_2_mb": max(after_two, default=0.0)}
+               "per_game": rows, "after_game_2": _spread(later)}
     if args.json:
         print(json.dumps(figures))
         return 0
@@ -181,9 +178,23 @@ def bench_demo_memory(args) -> int:
           f"RSS {figures['rss_start_mb']} MB before the first game")
     for r in rows:
         print(f"  game {r['game']:>2}: {r['plies']:>3} plies, RSS {r['rss_mb']:6.1f} MB")
-    print(f"from game 2 to game {games}: {figures['growth_after_game_2_mb']:+.1f} MB "
-          f"(highest {figures['max_after_game_2_mb']} MB)")
+    spread = figures["after_game_2"]
+    if spread:
+        print(f"from game 2 on: RSS {spread['min_mb']}-{spread['max_mb']} MB, trend "
+              f"{spread['trend_mb_per_game']:+.2f} MB a game (least squares; the allocator "
+              "keeps a frame's peak for a while, hence the spread)")
     return 0
+
+
+def _spread(points: list[tuple[int, float]]) -> dict:
+    """Lowest, highest and the least-squares slope of RSS over the games."""
+    if len(points) < 2:
+        return {}
+    import statistics
+
+    games, rss = zip(*points, strict=True)
+    slope = statistics.linear_regression(games, rss).slope
+    return {"min_mb": min(rss), "max_mb": max(rss), "trend_mb_per_game": round(slope, 2)}
 
 
 BENCHES = {"demo-memory": bench_demo_memory}
