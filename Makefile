@@ -13,7 +13,9 @@ $(STAMP): pyproject.toml
 		{ echo "damas needs Python 3.11 or newer (found $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	@# setuptools notes every editable install ("Editable installation... be careful with
+	@# folders"): expected here, so not shown
+	$(BIN)/python -W "ignore:Editable installation" -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)

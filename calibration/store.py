@@ -34,7 +34,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _sync_folder(path.parent)
+    sync_folder(path.parent)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -51,10 +51,10 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _sync_folder(path.parent)
+    sync_folder(path.parent)
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
     """Make the rename itself durable (POSIX); harmless where folders can't be opened."""
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -148,4 +148,3 @@ def load_any(path: str | os.PathLike) -> str:
     return f"{kind} version {CALIBRATION_KINDS[kind]}"
 
 
-sync_folder = _sync_folder  # for writers that rename a finished file themselves (video)

@@ -23,7 +23,7 @@ import numpy as np
 
 from damas.rules import DamasError
 from damas.vision.errors import SourceError
-from damas.vision.sources import open_source
+from damas.vision.sources import is_index, open_source
 
 
 class CameraLost(DamasError):
@@ -37,7 +37,7 @@ class CameraLost(DamasError):
 
 
 def is_live(spec: str) -> bool:
-    return spec.isdigit() or "://" in spec
+    return is_index(spec) or "://" in spec
 
 
 def _signature(frame: np.ndarray) -> bytes:

@@ -9,6 +9,7 @@ import importlib
 import pkgutil
 import sys
 
+from damas.argtypes import count
 from damas.rules.errors import DamasError
 
 
@@ -18,7 +19,27 @@ class UsageError(DamasError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        raise UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("damas").strip()  # main says "damas: " already
+        raise UsageError(f"{command + ': ' if command else ''}{message} "
+                         f"(see {self.prog} --help)")
+
+
+def _usage(parser: argparse.ArgumentParser):
+    """A command given without its action: its help, and status 2."""
+    def run(args) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return run
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("damas")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def command_group(sub, name: str, help: str):
@@ -27,14 +48,18 @@ def command_group(sub, name: str, help: str):
     groups = sub.__dict__.setdefault("_damas_groups", {})
     if name not in groups:
         parser = sub.add_parser(name, help=help)
-        groups[name] = parser.add_subparsers(dest=f"{name}_action", required=True,
-                                             parser_class=_Parser)
+        parser.set_defaults(run=_usage(parser))
+        groups[name] = parser.add_subparsers(dest=f"{name}_action", parser_class=_Parser)
     return groups[name]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="damas", description="A controller for physical draughts boards.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="damas", description="A controller for physical draughts boards: "
+                     "camera, rules, engine, robot. `damas COMMAND --help` tells more.")
+    parser.add_argument("--version", action="version", version=f"damas {_version()}")
+    parser.set_defaults(run=_usage(parser))
+    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
+                                parser_class=_Parser)
     benches = {}
     import damas.commands
 
@@ -45,8 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="print performance figures")
     bench.add_argument("what", choices=sorted(benches))
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.add_argument("--frames", type=int, help="vision: how many rendered frames")
-    bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set")
+    bench.add_argument("--frames", type=count, help="vision: how many rendered frames")
+    bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set; "
+                                                "demo-memory: of the demo")
+    bench.add_argument("--games", type=count, help="demo-memory: how many games (20)")
+    bench.add_argument("--variant", help="demo-memory: the variant (english)")
     bench.add_argument("--photos", metavar="DIR",
                        help="vision: score the labelled photos of DIR (labels.json) instead")
     bench.add_argument("--annotate", metavar="OUT",
@@ -62,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = parse(sys.argv[1:] if argv is None else list(argv))
         return args.run(args) or 0
     except DamasError as e:
         print(f"damas: {e}", file=sys.stderr)
@@ -72,6 +100,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line's options, with the TOML config's values (damas.config) for the
+    commands that take `--config` where no flag was given."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) is None or not hasattr(args, "config"):
+        return args
+    from damas.config import apply_config
+
+    commands = parser._subparsers._group_actions[0].choices
+    readers = {name: p for name, p in commands.items()
+               if any(a.dest == "config" for a in p._actions)}
+    rest = argv[argv.index(args.command) + 1:]
+    return apply_config(args, args.command, readers, rest)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ class TimeControl:
 
 def parse_time_control(text: str) -> TimeControl:
     """`45+0`, `3+2`, `15` (minutes, then increment seconds)."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?))?\s*", text or "")
+    match = re.fullmatch(r"\s*(\d{1,4}(?:\.\d{1,3})?)\s*(?:\+\s*(\d{1,4}(?:\.\d{1,3})?))?\s*",
+                         text or "", re.ASCII)  # ASCII: no other scripts' digits
     if not match or float(match.group(1)) <= 0:
         raise DamasError(f"time control {text!r}: give minutes and an optional increment in "
                          "seconds, e.g. 45+0, 5+3, 15")

@@ -17,14 +17,16 @@ how many differed (`misrecognised`, which must be 0) and where the time went.
 from __future__ import annotations
 
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, Game, Position
+from damas.rules import BLACK, WHITE, Position
 from damas.rules import variant as get_variant
 
-from .journal import Journal, read_journal, replay_last_game
+from .journal import Journal, Replay, read_journal, replay_last_game
+from .paths import data_dir
 
 
 @dataclass
@@ -48,7 +50,7 @@ class DemoOptions:
 class GameSummary:
     result: str
     reason: str
-    moves: int
+    plies: int  # half-moves; PDN numbers moves, a move being a ply and its answer
     misrecognised: int
     irregular_made: int
     irregular_flagged: int
@@ -58,20 +60,28 @@ class GameSummary:
 @dataclass
 class DemoReport:
     games: list[GameSummary] = field(default_factory=list)
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall time, all games
     robot: str = ""
+    variant: str = ""
+    journal: str = ""
     time_split: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> dict:
-        moves = sum(g.moves for g in self.games)
+        plies = sum(g.plies for g in self.games)
+        moves = sum((g.plies + 1) // 2 for g in self.games)
         return {
             "games": len(self.games),
+            "variant": self.variant,
+            "plies": plies,
             "moves": moves,
             "misrecognised": sum(g.misrecognised for g in self.games),
             "irregular_made": sum(g.irregular_made for g in self.games),
             "irregular_flagged": sum(g.irregular_flagged for g in self.games),
             "results": [g.result for g in self.games],
             "pdn": self.games[-1].pdn if self.games else None,
+            "journal": self.journal,
+            "seconds": round(self.seconds, 1),
+            "seconds_per_ply": round(self.seconds / max(plies, 1), 3),
             "seconds_per_move": round(self.seconds / max(moves, 1), 3),
             "robot": self.robot,
             "time_split": {k: round(v, 1) for k, v in self.time_split.items()},
@@ -113,14 +123,17 @@ class Timer:
 
 
 class Demo:
-    def __init__(self, options: DemoOptions, out=print, display=None):
+    def __init__(self, options: DemoOptions, out=print, display=None, on_move=None,
+                 on_game=None):
         self.o = options
         self.out = out
+        self.on_move = on_move  # (game number, ply, notation, by) for a progress display
+        self.on_game = on_game  # (game number, GameSummary) as each game ends
         self.display = display
         self.variant = get_variant(options.variant)
         self.rng = random.Random(options.seed)
         self.timer = Timer()
-        self.journal_path = Path(options.journal or "damas-demo.jsonl")
+        self.journal_path = Path(options.journal or data_dir() / "demo.jsonl")
         self.pdn_path = Path(options.pdn or self.journal_path.with_suffix(".pdn"))
         self.robot_kind = choose_robot(options.robot)
         self.video = None
@@ -130,14 +143,17 @@ class Demo:
             self.video = H264Writer(options.video)
 
     def run(self) -> DemoReport:
-        report = DemoReport(robot=self.robot_kind)
         started = time.perf_counter()
-        game = self._resumed_game() if self.o.resume else None
+        replay = self._resumed_game() if self.o.resume else None
+        report = DemoReport(robot=self.robot_kind, variant=self.variant.name,
+                            journal=str(self.journal_path))
         try:
             with Journal(self.journal_path) as journal:
                 for number in range(1, self.o.games + 1):
-                    report.games.append(self._play(number, game, journal))
-                    game = None
+                    report.games.append(self._play(number, replay, journal))
+                    replay = None
+                    if self.on_game is not None:
+                        self.on_game(number, report.games[-1])
         finally:
             if self.video is not None:  # what was filmed, complete, even if cut short
                 self.video.close()
@@ -145,12 +161,12 @@ class Demo:
             report.time_split = self.timer.report()
         return report
 
-    def _play(self, number: int, game: Game | None, journal: Journal) -> GameSummary:
+    def _play(self, number: int, replay: Replay | None, journal: Journal) -> GameSummary:
         from .play import PlayOptions, PlaySession
         from .simulation import simulated_world
 
         human = WHITE if self.o.human == "white" else BLACK
-        position = game.position if game is not None else Position.start(self.variant)
+        position = replay.game.position if replay is not None else Position.start(self.variant)
         session = None
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
                                 calibration=self.o.calibration,
@@ -175,8 +191,10 @@ class Demo:
         first_event = len(read_journal(self.journal_path)) if self.journal_path.exists() else 0
         try:
             session = PlaySession(options, world.watch, world.mover, journal, self.pdn_path,
-                                  game=game, clock=world.clock, wait=world.wait, out=self.out,
-                                  display=self.display, stop=lambda: False, timer=self.timer)
+                                  replay=replay, clock=world.clock, wait=world.wait, out=self.out,
+                                  display=self.display, stop=lambda: False, timer=self.timer,
+                                  on_move=None if self.on_move is None else
+                                  lambda *ply: self.on_move(number, *ply))
             session.run()
         finally:
             world.close()
@@ -185,7 +203,7 @@ class Demo:
         return GameSummary(
             result=outcome.result if outcome else "*",
             reason=outcome.reason if outcome else session.ended or "",
-            moves=session.game.ply,
+            plies=session.game.ply,
             misrecognised=self._misrecognised(events, world.visitor.made, journal),
             irregular_made=world.visitor.slips,
             irregular_flagged=sum(1 for e in events if e["kind"] == "tracker-irregular"),
@@ -223,10 +241,13 @@ class Demo:
         if self.display is not None:
             self._to_page(image, reading, pose)
 
-    def _resumed_game(self) -> Game:
-        """The last game of the journal, exactly as recorded: its start and its moves."""
-        game, events = replay_last_game(self.journal_path)
-        machine = events[0].get("machine", ["black"])
-        self.o.human = "black" if "white" in machine else "white"
-        self.variant = game.variant
-        return game
+    def _resumed_game(self) -> Replay:
+        """The last game of the journal, exactly as recorded: its start and its moves (up
+        to a damaged line, if any: what is dropped is said)."""
+        replay = replay_last_game(self.journal_path)
+        if replay.lost:
+            print(f"damas: the journal is damaged: {replay.lost}", file=sys.stderr)
+        machine = replay.start.get("machine")
+        self.o.human = "black" if isinstance(machine, list) and "white" in machine else "white"
+        self.variant = replay.game.variant
+        return replay

@@ -1,5 +1,10 @@
 """`damas doctor`: checks the camera, the serial port, the calibration and the machine
-file, and says precisely what is wrong and how to fix it."""
+files, and says precisely what is wrong and how to fix it.
+
+Without options it checks camera 0, the USB serial ports (a robot or an LED board is
+USB; the board's own `/dev/ttyS*` lines are only probed when named with `--port`), the
+machine files in the config folder and the shipped examples, and the calibration folder
+in the config folder (damas.paths)."""
 
 from __future__ import annotations
 
@@ -18,7 +23,10 @@ class Check:
 def check_camera(spec: str) -> Check:
     import cv2
 
-    source = int(spec) if spec.isdigit() else spec
+    from damas.vision.sources import is_index, quiet_opencv
+
+    quiet_opencv()
+    source = int(spec) if is_index(spec) else spec
     cap = cv2.VideoCapture(source)
     try:
         if not cap.isOpened():
@@ -81,11 +89,12 @@ def check_port(port: str, machine_path: str | None = None) -> list[Check]:
                            + " ".join(lines), fix)]
 
 
-def _list_ports() -> str:
+def _list_ports(usb_only: bool = False) -> str:
     try:
         from serial.tools import list_ports
 
-        return ", ".join(p.device for p in list_ports.comports())
+        return ", ".join(p.device for p in list_ports.comports()
+                         if not usb_only or p.vid is not None)
     except Exception:  # noqa: BLE001 - listing is a hint only
         return ""
 
@@ -129,23 +138,47 @@ def check_calibration(folder: str) -> list[Check]:
 
 
 def check_ports() -> list[Check]:
-    ports = _list_ports()
+    """Every USB serial port: a robot or an LED board is USB (an Arduino's /dev/ttyACM*,
+    a USB-serial /dev/ttyUSB*); the machine's own serial lines are left alone."""
+    ports = _list_ports(usb_only=True)
     if not ports:
-        return [Check("serial ports", False, "none found",
+        others = _list_ports()
+        return [Check("serial ports", False, "no USB serial port found",
                       "plug the robot or LED board in (USB); on Linux check /dev/ttyACM* "
-                      "and /dev/ttyUSB* and that you are in the 'dialout' group")]
+                      "and /dev/ttyUSB* and that you are in the 'dialout' group"
+                      + (f"; to try another port, name it: --port {others.split(', ')[0]}"
+                         if others else ""))]
     return [c for p in ports.split(", ") for c in check_port(p)]
 
 
-def run_checks(camera=None, port=None, machine=None, calibration=None) -> list[Check]:
-    checks = []
-    if camera is not None:
-        checks.append(check_camera(str(camera)))
+def default_machines() -> list[Path]:
+    """The machine files a session may use without --machine: the config folder's and the
+    shipped examples."""
+    from damas.paths import config_dir
+    from damas.robot.machine import EXAMPLES
+
+    return sorted((config_dir() / "machines").glob("*.json")) + sorted(EXAMPLES.glob("*.json"))
+
+
+def check_default_calibration() -> list[Check]:
+    """The config folder's calibration, if any: without one the board is located in
+    every frame, so none is not a failure."""
+    from damas.paths import config_dir
+
+    folder = config_dir() / "calibration"
+    if not folder.is_dir():
+        return [Check("calibration", True, f"none at {folder} (the board is located from "
+                                           "the frames; damas calibrate board --camera N "
+                                           f"--out {folder} makes one)")]
+    return check_calibration(str(folder))
+
+
+def run_checks(camera="0", port=None, machine=None, calibration=None) -> list[Check]:
+    checks = [check_camera(str(camera))] if camera is not None else []
     checks += check_port(port, machine) if port else check_ports()
-    if machine:
-        checks.append(check_machine(machine))
-    if calibration:
-        checks += check_calibration(calibration)
+    checks += [check_machine(machine)] if machine else \
+        [check_machine(str(m)) for m in default_machines()]
+    checks += check_calibration(calibration) if calibration else check_default_calibration()
     return checks
 
 

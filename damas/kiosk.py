@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -25,7 +25,8 @@ from damas.rules import BLACK, WHITE, DamasError, Position
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
-from .journal import Journal, JournalError, read_journal, replay_last_game
+from .journal import Journal, JournalError, NoGame, replay_last_game
+from .paths import data_dir
 from .play import (
     PlayOptions,
     PlaySession,
@@ -43,9 +44,11 @@ class KioskOptions:
     visitor_side: int = WHITE
     attract_plies: int = 120  # an attract game ends (and the board is reset) after this
     idle_limit: float = 180.0  # seconds a visitor may leave a game before it is given up
-    archive: str = "damas-kiosk.pdn"
-    journal: str = "damas-kiosk.jsonl"
-    current: str = "damas-kiosk-current.pdn"  # the live PDN of the game under way
+    # the platform's data folder unless given (damas.paths)
+    archive: str = field(default_factory=lambda: str(data_dir() / "kiosk.pdn"))
+    journal: str = field(default_factory=lambda: str(data_dir() / "kiosk.jsonl"))
+    current: str = field(  # the live PDN of the game under way
+        default_factory=lambda: str(data_dir() / "kiosk-current.pdn"))
 
 
 class Kiosk:
@@ -77,8 +80,8 @@ class Kiosk:
         self.stopping.set()
 
     def run(self, games: int | None = None) -> int:
-        self._archive_unfinished()
         with Journal(self.o.journal) as journal:
+            self._archive_unfinished(journal)
             while (games is None or self.games < games) and not self.stopping.is_set():
                 try:
                     self._one_game(journal)
@@ -88,7 +91,7 @@ class Kiosk:
                     self.errors += 1
                     journal.write("kiosk-error", reason=str(e))
                     self.out(f"kiosk: {e}; starting over")
-                    self._archive_unfinished()
+                    self._archive_unfinished(journal)
                     self.wait(self.o.play.retry)
         return self.games
 
@@ -170,20 +173,25 @@ class Kiosk:
         atomic_write_text(path, (old.rstrip() + "\n\n" if old.strip() else "")
                           + pdn_text.strip() + "\n")
 
-    def _archive_unfinished(self) -> None:
+    def _archive_unfinished(self, journal: Journal) -> None:
         """A game left without an end (the last run crashed or lost power, or an error cut
-        it short) is archived as unfinished before the kiosk begins again."""
+        it short) is archived as unfinished before the kiosk begins again: as much of it
+        as the journal holds undamaged. The kiosk starts whatever the journal holds."""
         try:
-            events = read_journal(self.o.journal)
-        except JournalError:
+            replay = replay_last_game(self.o.journal)
+        except NoGame:
             return
-        starts = [i for i, e in enumerate(events) if e["kind"] == "game-start"]
-        if not starts or any(e["kind"] == "game-end" for e in events[starts[-1]:]):
+        except JournalError as e:  # a game no line of which can be read back
+            journal.write("journal-damaged", reason=str(e))
+            self.out(f"kiosk: the journal's last game cannot be archived: {e}")
             return
-        game, events = replay_last_game(self.o.journal)
-        with Journal(self.o.journal) as journal:
-            journal.write("game-end", result="*", reason="interrupted", ply=game.ply)
-        self._archive(write_pdn(PdnGame.from_game(game, Event="damas kiosk",
-                                                  Result="*")))
-        self.out(f"archived the game the last run left unfinished ({game.ply} moves)")
+        if any(e.get("kind") == "game-end" for e in replay.events + replay.dropped):
+            return  # it ended, and was archived then
+        if replay.lost:
+            journal.write("journal-damaged", reason=replay.lost)
+            self.out(f"kiosk: the journal is damaged: {replay.lost}")
+        game = replay.game
+        journal.write("game-end", result="*", reason="interrupted", ply=game.ply)
+        self._archive(write_pdn(PdnGame.from_game(game, Event="damas kiosk", Result="*")))
+        self.out(f"archived the game the last run left unfinished ({game.ply} plies)")
 

@@ -24,7 +24,7 @@ from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker_board import Observation
 
 from .camera import CameraLost
-from .journal import Journal
+from .journal import Journal, Replay
 
 SIDE_NAMES = {WHITE: "white", BLACK: "black"}
 
@@ -64,9 +64,10 @@ def board_of(position: Position) -> str:
 
 class PlaySession:
     def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
-                 pdn: str | Path, *, game: Game | None = None, clock=time.monotonic,
+                 pdn: str | Path, *, replay: Replay | None = None, clock=time.monotonic,
                  wait=time.sleep, out=print, display=None,
-                 stop: Callable[[], bool] = lambda: False, timer=None):
+                 stop: Callable[[], bool] = lambda: False, timer=None,
+                 on_move: Callable[[int, str, str], object] | None = None):
         self.o = options
         self.variant = get_variant(options.variant)
         self.watch = watch
@@ -79,7 +80,10 @@ class PlaySession:
         self.display = display
         self.stop = stop
         self.timer = timer or (lambda part: nullcontext())  # where the time goes, by part
+        self.on_move = on_move  # (ply, notation, "machine" or "person") once it is recorded
         self.engine = None
+        self.replay = replay  # the journal's game this session resumes
+        game = replay.game if replay is not None else None
         self.tracker = Tracker(self.variant, game=game if game and game.moves else None,
                                policy="robot", settle=options.settle)
         self.start = game.start if game is not None else Position.start(self.variant)
@@ -99,13 +103,13 @@ class PlaySession:
     # --- the whole game -----------------------------------------------------------------
 
     def run(self) -> Game:
-        if not self.game.moves:
+        if self.replay is not None:  # the game so far, whole: later resumes start here
+            self.journal.write("resumed", **self.replay.resumed_event())
+        else:
             self.journal.write("game-start", variant=self.variant.name, fen=self.start.fen(),
                                engine=self.o.engine,
                                machine=[SIDE_NAMES[s] for s in self.o.machine_sides],
                                **{k.lower(): v for k, v in self.o.tags.items()})
-        else:
-            self.journal.write("resumed", ply=self.game.ply, fen=self.game.position.fen())
         try:
             self._await_setup()
             while not self._finished():
@@ -186,8 +190,11 @@ class PlaySession:
             self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
                                by="machine" if by_machine else "person")
             self._write_pdn()
-            self._status(f"{self._numbered(event.ply)} {event.notation}")
+            by = "machine" if by_machine else "person"
+            self._status(f"{numbered(event.ply, event.notation)}  ({by})")
             self.out(self.tracker.position.diagram())
+            if self.on_move is not None:
+                self.on_move(event.ply, event.notation, by)
         else:
             self.journal.write(f"tracker-{event.kind}", **data)
             if event.kind == "irregular":
@@ -228,7 +235,9 @@ class PlaySession:
         notation = position.notation(move)
         self.journal.write("engine-move", notation=notation)
         self.arrow = {"path": list(move.path)}  # on the page until the move is seen made
-        self._status(f"{self._numbered(self.game.ply + 1)} machine plays {notation}")
+        # on the page while the robot moves; printed once, when the camera has seen it
+        self._status(f"{numbered(self.game.ply + 1, notation)}: the machine plays",
+                     echo=False)
         self._robot(lambda: self.mover.play(move))
         self._confirm(move, position)
 
@@ -350,12 +359,6 @@ class PlaySession:
 
     # --- output -----------------------------------------------------------------------------
 
-    def _numbered(self, ply: int) -> str:
-        """A ply's move number as PDN writes it: "5." for the first mover, "5..." else."""
-        first = 0 if self.game.start.turn == self.variant.first_to_move else 1
-        pair, second = divmod(ply - 1 + first, 2)
-        return f"{pair + 1}{'...' if second else '.'}"
-
     def _tags(self) -> dict:
         tags = {"Event": "damas", "Date": time.strftime("%Y.%m.%d"), **self.o.tags}
         for side in (WHITE, BLACK):
@@ -393,14 +396,22 @@ class PlaySession:
                 "running": None if self.game.outcome() else SIDE_NAMES[turn],
                 "counting": "up"}
 
-    def _status(self, line: str) -> None:
-        self.out(line)
+    def _status(self, line: str, echo: bool = True) -> None:
+        if echo:
+            self.out(line)
         if self.display is not None:
             from .web import game_view
 
             self.display.update(**game_view(self.game), status=line, arrow=self.arrow,
                                 tags=self._tags(), clocks=self._clocks())
             self.display.log(line)
+
+
+def numbered(ply: int, notation: str) -> str:
+    """A ply numbered as PDN numbers moves: `1. 32-28` for the first ply, `1... 19-23` for
+    the answer."""
+    number = (ply + 1) // 2
+    return f"{number}. {notation}" if ply % 2 else f"{number}... {notation}"
 
 
 def differing(squares: str, want: str) -> list[int]:

@@ -19,6 +19,7 @@ squares) and nothing is recorded.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -57,6 +58,7 @@ class Recorder:
         self.clock_comments: dict[int, list[str]] = {}
         self.resumed_ply: int | None = None  # the journal's last ply, on --resume
         self._mismatch_shown: str | None = None
+        self.replay = None  # the journal's game, on --resume
         game = self._resumed() if resume else None
         self.tracker = Tracker(self.variant, game=game, policy="tournament", settle=settle)
         self.started = False
@@ -71,12 +73,15 @@ class Recorder:
             self._show(0.0, "recording: set the board up")
 
     def _resumed(self) -> Game:
-        game, events = replay_last_game(self.journal_path)
-        for ply, e in enumerate((e for e in events if e["kind"] == "move"), start=1):
+        self.replay = replay = replay_last_game(self.journal_path, move_check=_clock_problem)
+        if replay.lost:  # the camera then shows the board to put right
+            self.out(f"the journal is damaged: {replay.lost}")
+        for ply, e in enumerate(replay.moves, start=1):
             self.clock.left = {WHITE: e["clock"]["white"], BLACK: e["clock"]["black"]}
             self.clock_comments[ply] = [e["clock_comment"]]
+        game = replay.game
         self.resumed_ply = game.ply
-        self.out(f"resumed after {game.ply} moves: {game.position.fen()}")
+        self.out(f"resumed after {game.ply} plies: {game.position.fen()}")
         return game
 
     def run(self, frames: Iterable | CameraFeed, fps: float | None = None, *,
@@ -98,7 +103,9 @@ class Recorder:
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0
         with Journal(self.journal_path) as journal:
-            if not self.tracker.game.moves:
+            if self.replay is not None:  # the game so far: later resumes start here
+                journal.write("resumed", **self.replay.resumed_event())
+            elif not self.tracker.game.moves:
                 self._game_start(journal)
             while True:
                 if feed is None:
@@ -267,3 +274,15 @@ class Recorder:
         atomic_write_text(self.pdn_path, text)
         if self.display is not None:
             self.display.set_pdn(text)
+
+
+def _clock_problem(move: dict) -> str | None:
+    """What a journal's move event lacks for the record's clock, or None."""
+    clock = move.get("clock")
+    if not isinstance(clock, dict) or not all(
+            isinstance(clock.get(side), int | float) and not isinstance(clock.get(side), bool)
+            and math.isfinite(clock[side]) and clock[side] >= 0 for side in ("white", "black")):
+        return "the clock times"
+    if not isinstance(move.get("clock_comment"), str):
+        return "the clock comment"
+    return None

@@ -59,6 +59,8 @@ def _conditions(scene, pieces) -> list[tuple[str, str]]:
 
 
 def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
+    """`progress`: a damas.progress.Progress (or None), told of every frame and of every
+    frame read wrong."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -121,7 +123,7 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                     if len(failures) < 30:
                         failures.append(line)
                     if progress is not None:
-                        print(f"  frame {done + 1}: {line}", file=progress)
+                        progress.write(f"  frame {done + 1}: {line}")
                 try:
                     t0 = time.perf_counter()
                     locate(frame, scene.size)
@@ -149,10 +151,9 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                 row[2] += 1
                 row[3] += right == n
             done += 1
-            if progress is not None and done % 100 == 0:
-                print(f"  {done}/{frames} frames, squares "
-                      f"{totals['right'] / totals['squares']:.5%}, boards "
-                      f"{totals['boards_right'] / totals['boards']:.3%}", file=progress)
+            if progress is not None:
+                progress.update(1, f"squares {totals['right'] / totals['squares']:.5%}, "
+                                   f"boards {totals['boards_right'] / totals['boards']:.3%}")
     ms = {k: {"median": round(1000 * float(np.median(v)), 2),
               "p90": round(1000 * float(np.percentile(v, 90)), 2), "count": len(v)}
           for k, v in times.items() if v}

@@ -90,7 +90,10 @@ def _smooth_noise(shape, cells, rng: np.random.Generator) -> np.ndarray:
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
-@lru_cache(maxsize=2)  # a pose keeps its board texture: the grain is only needed anew
+# One entry a scene (8 MB for an 8x8 board at 1280x720, more for 10x10): a demo game or a
+# bench scene renders one scene at a time, so two are kept; more only held memory, game
+# after game (bench demo-memory).
+@lru_cache(maxsize=2)
 def _grain(texture_px: int, seed: int) -> np.ndarray:
     """Wood-like streaks: stretched noise along one axis, a second copy turned 90 deg."""
     rng = np.random.default_rng(seed)
@@ -328,7 +331,9 @@ def _hand_parts(hand: Hand, scene: Scene):
 
 # --- the whole frame ---------------------------------------------------------------------
 
-@lru_cache(maxsize=4)
+# 5.5 MB an entry at 1280x720, one a camera (a scene's, or a calibration target's): two
+# are kept, as for `_grain`.
+@lru_cache(maxsize=2)
 def _distortion_maps(intr: Intrinsics, margin_x: int, margin_y: int):
     """For each output (distorted) pixel, where it lies in the ideal image with margins,
     as OpenCV's fixed-point maps, and the coarse grid they are interpolated from (every

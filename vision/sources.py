@@ -37,10 +37,24 @@ def folder_frames(folder: str | Path) -> Iterator[np.ndarray]:
         yield read_image(f)
 
 
+def quiet_opencv() -> None:
+    """OpenCV's own warnings off (`[ WARN:0] ... can't open camera by index`): what they
+    mean reaches the user as our one-line errors."""
+    import cv2
+
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+
+def is_index(spec: str) -> bool:
+    """A camera index as typed (`0`, `1`): ASCII digits only."""
+    return spec.isascii() and spec.isdigit()
+
+
 def capture_frames(spec: str | int, limit: int | None = None) -> Iterator[np.ndarray]:
     """Frames from cv2.VideoCapture: a camera index, a video file or a stream URL."""
     import cv2
 
+    quiet_opencv()
     cap = cv2.VideoCapture(spec)
     if not cap.isOpened():
         raise SourceError(f"cannot open {spec!r} as a camera, video or stream")
@@ -69,7 +83,7 @@ def open_source(spec: str) -> Iterator[np.ndarray]:
     """Frames from a spec as a user types it: a digit is a camera index, a folder is
     read image by image, an image file is one frame, anything else goes to VideoCapture
     (video files, rtsp:// and http:// streams)."""
-    if spec.isdigit():
+    if is_index(spec):
         return capture_frames(int(spec))
     p = Path(spec)
     if p.is_dir():

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import sys
+from damas.argtypes import seconds, time_control
 
 
 def register(sub) -> None:
@@ -20,17 +20,20 @@ def register(sub) -> None:
     p = sub.add_parser("record", help="record a game played by two people, with a clock")
     p.add_argument("--camera", default="0", help="camera index, video file, folder or URL")
     p.add_argument("--variant", default="international")
-    p.add_argument("--time-control", default="45+0",
+    p.add_argument("--time-control", type=time_control, default="45+0",
                    help="minutes + increment seconds (seed 004: 3, 5, 15, 21, 30, 45...)")
     p.add_argument("--white", default="?")
     p.add_argument("--black", default="?")
     p.add_argument("--event", default="?")
-    p.add_argument("--pdn", default="damas-record.pdn", help="the live PDN, rewritten "
-                                                              "atomically after every move")
-    p.add_argument("--journal", default="damas-record.jsonl")
-    p.add_argument("--settle", type=float, default=1.0, help="seconds a board must stay")
-    p.add_argument("--fps", type=float, help="frames per second of a video file (its "
-                                             "frames then set the time, not the wall clock)")
+    p.add_argument("--data-dir", metavar="DIR", help="where the journal and PDN go "
+                                                      "(default: the platform's data folder)")
+    p.add_argument("--pdn", help="the live PDN, rewritten atomically after every move "
+                                 "(default: record.pdn in the data folder)")
+    p.add_argument("--journal", help="the event journal (default: record.jsonl in the data "
+                                     "folder)")
+    p.add_argument("--settle", type=seconds, default=1.0, help="seconds a board must stay")
+    p.add_argument("--fps", type=_fps, help="frames per second of a video file (its "
+                                            "frames then set the time, not the wall clock)")
     p.add_argument("--resume", action="store_true", help="continue the journal's last game")
     p.add_argument("--calibration", metavar="DIR",
                    help="folder from `damas calibrate board`: lens, pose, the set's colours")
@@ -43,11 +46,18 @@ def register(sub) -> None:
     p.set_defaults(run=run_record)
 
 
+def _fps(text: str) -> float:
+    value = seconds(text)
+    if value == 0:
+        import argparse
+
+        raise argparse.ArgumentTypeError("frames per second must be more than 0")
+    return value
+
+
 def run_doctor(args) -> int:
-    from damas.config import apply_config
     from damas.doctor import report, run_checks
 
-    args = apply_config(args, "doctor", sys.argv[1:])
     checks = run_checks(args.camera, args.port, args.machine, args.calibration)
     print(report(checks))
     failed = sum(1 for c in checks if not c.ok)
@@ -57,16 +67,17 @@ def run_doctor(args) -> int:
 
 def run_record(args) -> int:
     from damas.camera import CameraFeed
-    from damas.clock import parse_time_control
-    from damas.config import apply_config
+    from damas.paths import session_file
     from damas.record import Recorder
     from damas.web import serve_page
 
-    args = apply_config(args, "record", sys.argv[1:])
+    journal = session_file(args.journal, args.data_dir, "record.jsonl")
+    pdn = session_file(args.pdn, args.data_dir, "record.pdn")
+    print(f"journal: {journal}; PDN: {pdn}")
     display, server = serve_page(args.web, args.host)
     try:
-        recorder = Recorder(args.variant, parse_time_control(args.time_control), args.journal,
-                            args.pdn, white=args.white, black=args.black, event=args.event,
+        recorder = Recorder(args.variant, args.time_control, journal,
+                            pdn, white=args.white, black=args.black, event=args.event,
                             settle=args.settle, resume=args.resume, display=display,
                             calibration=args.calibration)
         # a live camera that goes away pauses the record until it is back
@@ -74,8 +85,8 @@ def run_record(args) -> int:
     finally:
         if server is not None:
             server.stop()
-    print(f"{game.ply} moves recorded, {recorder.irregular} irregularities flagged; "
-          f"PDN: {args.pdn}")
+    print(f"{game.ply} plies recorded, {recorder.irregular} irregularities flagged; "
+          f"PDN: {pdn}")
     return 0
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import sys
 
+from damas.argtypes import count, level, port, seconds
+
 SIM_CAMERAS = {"sim": "rendered", "sim-board": "board"}
 
 
@@ -20,19 +22,21 @@ def _common(p) -> None:
     p.add_argument("--robot", metavar="PORT",
                    help="the robot's serial port (sim-python, sim-firmware: a simulator)")
     p.add_argument("--variant", default="international")
-    p.add_argument("--level", type=int, default=5, help="built-in engine level 1-10")
+    p.add_argument("--level", type=level, default=5, help="built-in engine level 1-10")
     p.add_argument("--engine", help="another engine: hub:/path/to/scan, dxp:host:port, ...")
-    p.add_argument("--movetime", type=float, help="seconds a move for an external engine")
+    p.add_argument("--movetime", type=seconds, help="seconds a move for an external engine")
     p.add_argument("--machine", help="machine description file (default: the example for "
                                      "the board size)")
-    p.add_argument("--settle", type=float, default=1.0, help="seconds a board must stay")
+    p.add_argument("--settle", type=seconds, default=1.0, help="seconds a board must stay")
     p.add_argument("--calibration", metavar="DIR",
                    help="folder from `damas calibrate board`: lens, pose, the set's colours")
-    p.add_argument("--web", type=int, metavar="PORT",
+    p.add_argument("--web", type=port, metavar="PORT",
                    help="serve the live page on http://HOST:PORT/ (0: any port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address the page is served on (0.0.0.0: every network)")
     p.add_argument("--seed", type=int, default=1, help="of the simulated table")
+    p.add_argument("--data-dir", metavar="DIR", help="where the journal and PDNs go "
+                                                      "(default: the platform's data folder)")
     p.add_argument("--config", help="TOML file with defaults for these options")
 
 
@@ -42,24 +46,33 @@ def register(sub) -> None:
     p.add_argument("--leds", metavar="PORT", help="an LED grid shows the machine's moves "
                                                   "and a person makes them (instead of a robot)")
     p.add_argument("--human", choices=("white", "black"), default="white")
-    p.add_argument("--max-plies", type=int, help="stop after this many moves")
-    p.add_argument("--journal", default="damas-play.jsonl")
-    p.add_argument("--pdn", default="damas-play.pdn")
+    p.add_argument("--max-plies", type=count, help="stop after this many plies (half-moves)")
+    p.add_argument("--journal", help="the event journal (default: play.jsonl in the data "
+                                     "folder)")
+    p.add_argument("--pdn", help="the live PDN (default: play.pdn in the data folder)")
     p.add_argument("--resume", action="store_true", help="continue the journal's last game")
     p.set_defaults(run=run_play)
 
     p = sub.add_parser("kiosk", help="run unattended: attract play, visitors' games, "
                                      "board resets by the robot")
     _common(p)
-    p.add_argument("--games", type=int, help="stop after this many games (default: never)")
-    p.add_argument("--attract-plies", type=int, default=120,
-                   help="an attract game is reset after this many moves")
-    p.add_argument("--idle", type=float, default=180.0,
+    p.add_argument("--games", type=count, help="stop after this many games (default: never)")
+    p.add_argument("--attract-plies", type=count, default=120,
+                   help="an attract game is reset after this many plies (half-moves)")
+    p.add_argument("--idle", type=seconds, default=180.0,
                    help="seconds a visitor may leave a game before it is given up")
-    p.add_argument("--journal", default="damas-kiosk.jsonl")
-    p.add_argument("--archive", default="damas-kiosk.pdn", help="every game, as it ends")
+    p.add_argument("--journal", help="the event journal (default: kiosk.jsonl in the data "
+                                     "folder)")
+    p.add_argument("--archive", help="every game, as it ends (default: kiosk.pdn in the data "
+                                     "folder; the game under way: kiosk-current.pdn)")
     p.add_argument("--json", action="store_true", help="print a JSON summary at the end")
     p.set_defaults(run=run_kiosk)
+
+
+def _moves(plies: int) -> str:
+    """Plies as PDN counts moves: a move is White's ply and Black's answer."""
+    moves = (plies + 1) // 2
+    return f"{moves} move{'s' if moves != 1 else ''}"
 
 
 def _engine_spec(args) -> str:
@@ -118,15 +131,20 @@ def _real(args, position):
 
 
 def run_play(args) -> int:
-    from damas.config import apply_config
     from damas.journal import Journal, replay_last_game
+    from damas.paths import session_file
     from damas.play import PlayOptions, PlaySession
     from damas.rules import BLACK, WHITE, Position
 
-    args = apply_config(args, "play", sys.argv[1:])
-    game = None
+    journal_path = session_file(args.journal, args.data_dir, "play.jsonl")
+    pdn = session_file(args.pdn, args.data_dir, "play.pdn")
+    print(f"journal: {journal_path}; PDN: {pdn}")
+    replay = game = None
     if args.resume:
-        game, events = replay_last_game(args.journal)
+        replay = replay_last_game(journal_path)
+        if replay.lost:  # the board then shows what to put right
+            print(f"damas: the journal is damaged: {replay.lost}", file=sys.stderr)
+        game = replay.game
         args.variant = game.variant.name
     position = game.position if game is not None else Position.start(args.variant)
     human = WHITE if args.human == "white" else BLACK
@@ -147,8 +165,8 @@ def run_play(args) -> int:
         close = mover.close
     display, server = _display(args, watch)
     try:
-        with Journal(args.journal) as journal:
-            session = PlaySession(options, watch, mover, journal, args.pdn, game=game,
+        with Journal(journal_path) as journal:
+            session = PlaySession(options, watch, mover, journal, pdn, replay=replay,
                                   display=display, **timing)
             try:
                 session.run()
@@ -161,23 +179,26 @@ def run_play(args) -> int:
         close()
         if server is not None:
             server.stop()
-    print(f"{session.game.ply} moves; PDN: {args.pdn}")
+    print(f"{session.game.ply} plies ({_moves(session.game.ply)}); PDN: {pdn}")
     return 0
 
 
 def run_kiosk(args) -> int:
-    from damas.config import apply_config
     from damas.kiosk import Kiosk, KioskOptions
+    from damas.paths import session_file
     from damas.play import PlayOptions
     from damas.rules import WHITE, Position
 
-    args = apply_config(args, "kiosk", sys.argv[1:])
     kiosk = None
+    journal = session_file(args.journal, args.data_dir, "kiosk.jsonl")
+    archive = session_file(args.archive, args.data_dir, "kiosk.pdn")
+    current = archive.with_name(archive.name.removesuffix(".pdn") + "-current.pdn")
+    if not args.json:
+        print(f"journal: {journal}; archive: {archive}")
     play = PlayOptions(variant=args.variant, engine=_engine_spec(args), movetime=args.movetime,
                        settle=args.settle)
     options = KioskOptions(play, attract_plies=args.attract_plies, idle_limit=args.idle,
-                           journal=args.journal, archive=args.archive,
-                           current=args.archive.removesuffix(".pdn") + "-current.pdn")
+                           journal=str(journal), archive=str(archive), current=str(current))
     extra = {}
     world = None
     close = None
@@ -208,5 +229,5 @@ def run_kiosk(args) -> int:
             server.stop()
     if args.json:
         print(json.dumps({"games": kiosk.games, "errors": kiosk.errors,
-                          "archive": args.archive, "journal": args.journal}))
+                          "archive": str(archive), "journal": str(journal)}))
     return 0

@@ -119,21 +119,30 @@ def _pydraughts_perft(depth: int) -> tuple[int, float]:
 
 
 def bench_rules(args) -> int:
+    from damas.progress import Progress
+
     start = Position.start("international")
-    perft(start, 5)  # warm the caches of the layout and rules tables
-    nodes, seconds = _timed_perft(start, 7)
-    ours = nodes / seconds
-    ref_depth = 4
-    ref_nodes, ref_seconds = _pydraughts_perft(ref_depth)
-    if ref_nodes != perft(start, ref_depth):
-        raise DamasError(f"pydraughts counts {ref_nodes} at depth {ref_depth}: they disagree")
-    theirs = ref_nodes / ref_seconds
-    deeper = []
-    for name, fen, depth in DEEPER:
-        pos = Position.from_fen(fen, name) if fen else Position.start(name)
-        n, s = _timed_perft(pos, depth)
-        deeper.append({"variant": name, "fen": fen or "start", "depth": depth, "nodes": n,
-                       "seconds": round(s, 3), "nodes_per_second": round(n / s)})
+    with Progress("bench rules", total=2 + len(DEEPER), unit="count", every=0) as progress:
+        progress.update(0, "next: international perft(7)")
+        perft(start, 5)  # warm the caches of the layout and rules tables
+        nodes, seconds = _timed_perft(start, 7)
+        ours = nodes / seconds
+        ref_depth = 4
+        progress.update(1, f"next: pydraughts perft({ref_depth})")
+        ref_nodes, ref_seconds = _pydraughts_perft(ref_depth)
+        if ref_nodes != perft(start, ref_depth):
+            raise DamasError(f"pydraughts counts {ref_nodes} at depth {ref_depth}: they "
+                             "disagree")
+        theirs = ref_nodes / ref_seconds
+        deeper = []
+        for name, fen, depth in DEEPER:
+            progress.update(1, f"next: {name} perft({depth})")
+            pos = Position.from_fen(fen, name) if fen else Position.start(name)
+            n, s = _timed_perft(pos, depth)
+            deeper.append({"variant": name, "fen": fen or "start", "depth": depth,
+                           "nodes": n, "seconds": round(s, 3),
+                           "nodes_per_second": round(n / s)})
+        progress.update(1, "done")
     figures = {
         "international_perft7": {"nodes": nodes, "seconds": round(seconds, 3),
                                  "nodes_per_second": round(ours)},

@@ -331,12 +331,14 @@ def run_bench(args) -> int:
             photobench.print_report(report)
         return 0
     from damas.plots import check_plot, plot_vision
+    from damas.progress import Progress
     from damas.vision.bench import print_report, run
 
     check_plot(getattr(args, "plot", None))
     frames = args.frames or 2000
     seed = args.seed if args.seed is not None else 1
-    report = run(frames, seed, progress=None if args.json else sys.stderr)
+    with Progress("bench vision", total=frames, unit="frame") as progress:
+        report = run(frames, seed, progress=progress)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

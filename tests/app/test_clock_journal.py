@@ -17,7 +17,8 @@ def test_time_controls_of_seed_004(text, minutes, inc, kind):
     assert (tc.minutes, tc.increment, tc.kind) == (minutes, inc, kind)
 
 
-@pytest.mark.parametrize("bad", ["", "abc", "0", "-5", "5+", "+3", "5+3+1"])
+@pytest.mark.parametrize("bad", ["", "abc", "0", "-5", "5+", "+3", "5+3+1", "\u0663",
+                                 "9" * 5000, "1e9"])
 def test_bad_time_controls(bad):
     with pytest.raises(DamasError, match="time control"):
         parse_time_control(bad)
@@ -72,8 +73,8 @@ def test_a_game_that_went_on_after_an_accepted_irregularity_is_not_replayed(tmp_
     path = tmp_path / "j.jsonl"
     with Journal(path) as j:
         j.write("game-start", variant="english", fen="B:W21-32:B1-12")
-        j.write("move", notation="11-15")
+        j.write("move", notation="11-15", ply=1, fen="W:W21-32:B1-10,12,15")
         j.write("tracker-accepted", article="5.4.02", fen="W:W21-32:B1-11,16")
-        j.write("move", notation="24-20")
+        j.write("move", notation="24-20", ply=2, fen="B:W20-23,25-32:B1-10,12,15")
     with pytest.raises(JournalError, match="accepted irregularity"):
         replay_last_game(path)

@@ -1,6 +1,7 @@
 """`damas doctor` against real files and a simulated machine, and the TOML config."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -8,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from damas.cli import main
-from damas.config import ConfigError, apply_config, load_config
+from damas.cli import main, parse
+from damas.config import ConfigError, load_config
 from damas.doctor import check_calibration, check_camera, check_machine, check_port
 from damas.robot.machine import example_machine, save_machine
 from damas.robot.simulator import MachineSimulator
@@ -56,22 +57,54 @@ def test_doctor_command_exit_status(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert "[FAIL] camera" in proc.stdout and "fix:" in proc.stdout
-    assert "0 of 2 checks passed" in proc.stdout
+    assert proc.stdout.count("[FAIL]") == 2 and "[ok] machine file" in proc.stdout
+
+
+def test_doctor_by_default_checks_the_config_folder_quietly(tmp_path):
+    """No option: camera 0, the USB ports only, the config folder's machine files and
+    calibration besides the shipped examples; no OpenCV warnings on the way."""
+    (tmp_path / "damas" / "machines").mkdir(parents=True)
+    (tmp_path / "damas" / "machines" / "mine.json").write_text('{"format": "x"}')
+    (tmp_path / "damas" / "calibration").mkdir()
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "damas", "doctor"], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert "[ WARN" not in proc.stderr and proc.stderr == ""
+    assert "camera 0" in proc.stdout and "/dev/ttyS" not in proc.stdout.split("fix:")[0]
+    assert "[FAIL] machine file " + str(tmp_path / "damas" / "machines" / "mine.json") \
+        in proc.stdout
+    assert "[ok] machine file" in proc.stdout  # the shipped examples
+    assert "[FAIL] calibration " + str(tmp_path / "damas" / "calibration") + ": no " \
+           "calibration files in it" in proc.stdout
+    assert proc.returncode == 1
 
 
 def test_config_file_sets_defaults_and_flags_win(tmp_path, capsys):
     cfg = tmp_path / "damas.toml"
-    cfg.write_text('variant = "english"\nlevel = 4\n[demo]\nseed = 9\n')
-    import argparse
-
-    args = argparse.Namespace(config=str(cfg), variant="international", level=3, seed=1)
-    out = apply_config(args, "demo", ["--config", str(cfg), "--level", "3"])
+    cfg.write_text('variant = "english"\nlevel = 4\nrobot = "sim-python"\n'
+                   '[demo]\nseed = 9\n[record]\ntime_control = "5+3"\n')
+    out = parse(["demo", "--config", str(cfg), "--lev", "3"])  # abbreviated: still a flag
     assert (out.variant, out.level, out.seed) == ("english", 3, 9)
+    # top-level keys go to the commands that have them: doctor has no --robot
+    assert parse(["doctor", "--config", str(cfg)]).camera == "0"
+    assert parse(["record", "--config", str(cfg)]).time_control.increment == 3
     cfg.write_text('colour = "red"\n')
     with pytest.raises(ConfigError, match="unknown option 'colour'"):
-        apply_config(argparse.Namespace(config=str(cfg), variant="x"), "demo", [])
+        parse(["demo", "--config", str(cfg)])
+    cfg.write_text('[demo]\nrobot = "/dev/ttyACM0"\n')  # a choice demo does not offer
+    with pytest.raises(ConfigError, match="robot = '/dev/ttyACM0': choose from"):
+        parse(["demo", "--config", str(cfg)])
     cfg.write_text("variant = \n")
     with pytest.raises(ConfigError):
         load_config(cfg)
     assert main(["doctor", "--config", str(tmp_path / "missing.toml")]) == 2
     assert "no config file" in capsys.readouterr().err
+
+
+def test_the_default_config_file_is_read_from_the_config_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert parse(["demo"]).level == 3
+    (tmp_path / "damas").mkdir()
+    (tmp_path / "damas" / "damas.toml").write_text("[demo]\nlevel = 7\n")
+    assert parse(["demo"]).level == 7
+    assert parse(["demo", "--level", "2"]).level == 2

@@ -35,7 +35,7 @@ SCHEDULE = {400: "serial_drop", 1200: "firmware_reset", 2000: "camera_dropout",
 
 
 @pytest.fixture(scope="module")
-def soak(tmp_path_factory):
+def soak(tmp_path_factory, progress):
     folder = tmp_path_factory.mktemp("kiosk")
     kiosk = None
     faults = Faults(camera_dropout=0.0006, serial_drop=0.0004, firmware_reset=0.0004,
@@ -60,8 +60,12 @@ def soak(tmp_path_factory):
                            archive=str(folder / "archive.pdn"),
                            journal=str(folder / "kiosk.jsonl"),
                            current=str(folder / "current.pdn"))
+    def out(line: str) -> None:  # a line a game: the soak takes minutes
+        if line.startswith("kiosk game "):
+            progress(f"kiosk soak: {line.removeprefix('kiosk ')} (of {GAMES})")
+
     kiosk = Kiosk(options, world.watch, world.mover, clock=world.clock,
-                  wait=world.wait, out=lambda *a: None, on_game_start=on_game_start)
+                  wait=world.wait, out=out, on_game_start=on_game_start)
     world.visitor.on_arrival = kiosk.new_game
     try:
         played = kiosk.run(games=GAMES)

@@ -63,8 +63,9 @@ def test_a_game_a_crash_cut_short_is_archived_at_the_next_start(tmp_path):
     journal = tmp_path / "k.jsonl"
     with Journal(journal) as j:  # the last run died in the middle of its game
         j.write("game-start", variant="english", fen="B:W21-32:B1-12", machine=["black"])
-        j.write("move", notation="11-15", ply=1, by="machine")
-        j.write("move", notation="23-19", ply=2, by="person")
+        j.write("move", notation="11-15", ply=1, by="machine", fen="W:W21-32:B1-10,12,15")
+        j.write("move", notation="23-19", ply=2, by="person",
+                fen="B:W19,21,22,24-32:B1-10,12,15")
     kiosk = None
     world = simulated_world("english", seed=6, slip_rate=0.0,
                             game_of=lambda: kiosk.session.game if kiosk.session else None)

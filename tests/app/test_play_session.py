@@ -19,7 +19,7 @@ from damas.simulation import Faults, simulated_world
 from damas.web import Display, camera_view
 
 
-def play(tmp_path, world_args, options, session_hook=None):
+def play(tmp_path, world_args, options, session_hook=None, progress=None):
     session = None
     world = simulated_world("english", game_of=lambda: session.game if session else None,
                             told=lambda: session.tracker.irregular is not None, **world_args)
@@ -28,7 +28,9 @@ def play(tmp_path, world_args, options, session_hook=None):
         with Journal(tmp_path / "play.jsonl") as journal:
             session = PlaySession(options, world.watch, world.mover, journal,
                                   tmp_path / "play.pdn", clock=world.clock, wait=world.wait,
-                                  out=lambda *a: None)
+                                  out=lambda *a: None, on_move=None if progress is None else
+                                  lambda ply, notation, by: progress(
+                                      f"play test: ply {ply}, {notation} ({by})"))
             if session_hook:
                 session_hook(session, world)
             session.run()
@@ -49,7 +51,7 @@ def assert_record_is_true(session, world, events):
     assert sorted(recorded.game.notations()) == sorted(machine + person)
 
 
-def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path):
+def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path, progress):
     faults = Faults(at_frames={25: "firmware_reset", 70: "camera_dropout",
                                110: "serial_drop"}, seconds_down=(2.0, 3.0))
     options = PlayOptions(variant="english", engine="builtin:level=2", settle=0.3,
@@ -62,7 +64,7 @@ def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path)
 
     session, world, events = play(tmp_path, {"camera": "rendered", "faults": faults,
                                              "slip_rate": 0.0, "seed": 3}, options,
-                                  to_the_page)
+                                  to_the_page, progress)
     assert session.game.ply == 12
     assert_record_is_true(session, world, events)
     assert world.table.injected == {"camera_dropout": 1, "serial_drop": 1,

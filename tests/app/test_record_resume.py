@@ -99,7 +99,7 @@ def test_resume_records_the_whole_game_and_carries_the_clocks_over(first_half, t
     proc = record(tmp_path, tmp_path / "second.avi", "--resume")
 
     assert proc.returncode == 0, proc.stderr
-    assert "resumed after 3 moves" in proc.stdout
+    assert "resumed after 3 plies" in proc.stdout
     (recorded,) = read_pdn((tmp_path / "live.pdn").read_text())
     assert recorded.game.notations() == first_half.game.notations()
     clocks = [c for cs in recorded.comments.values() for c in cs]
