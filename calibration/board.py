@@ -1,7 +1,7 @@
 """The board calibration: where the board lies in the image (camera pose in square units),
-which side White sits on, which squares the set is played on, and the set's colours and
-men's height learned from a known position. Saved as `board.json` in a calibration
-folder, next to the optional `camera.json`."""
+which side White sits on, which squares the set is played on, and the colour model
+learned from a known position. Saved as
+`board.json` in a calibration folder, next to the optional `camera.json`."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from .camera import Camera, Intrinsics
-from .colour import PieceColours
+from .colour import ColourModel
 from .errors import CalibrationError
 from .store import load_json, save_json
 
 BOARD_FILE = "board.json"
 CAMERA_FILE = "camera.json"
-BOARD_KIND, BOARD_VERSION = "damas.board", 2
+BOARD_KIND, BOARD_VERSION = "damas.board", 1
 CAMERA_KIND, CAMERA_VERSION = "damas.camera", 1
 
 
@@ -27,8 +27,9 @@ class BoardCalibration:
     size: int
     camera: Camera  # pose of the board (world in squares) and the lens used
     white_at: tuple[float, float]  # unit image vector from the board centre to White
-    colours: PieceColours
+    colour: ColourModel
     known_fen: str = ""
+    stack: dict | None = None  # men's size and height (damas.vision.height.StackModel)
     playing: str = "dark"  # the squares the set is played on: dark, or light
 
     def to_dict(self) -> dict:
@@ -37,8 +38,8 @@ class BoardCalibration:
                 "R": np.round(self.camera.R, 9).tolist(),
                 "t": np.round(self.camera.t, 9).tolist(),
                 "white_at": [round(v, 6) for v in self.white_at],
-                "colours": self.colours.to_dict(), "known_fen": self.known_fen,
-                "playing": self.playing}
+                "colour_model": self.colour.to_dict(), "known_fen": self.known_fen,
+                "stack": self.stack, "playing": self.playing}
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "board calibration") -> BoardCalibration:
@@ -50,8 +51,8 @@ class BoardCalibration:
                 raise ValueError(f"playing squares {playing!r}")
             return cls(str(d["variant"]), int(d["size"]), cam,
                        (float(d["white_at"][0]), float(d["white_at"][1])),
-                       PieceColours.from_dict(d["colours"]), str(d.get("known_fen", "")),
-                       playing)
+                       ColourModel.from_dict(d["colour_model"]), str(d.get("known_fen", "")),
+                       d.get("stack"), playing)
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise CalibrationError(f"{where}: damaged or incomplete ({e}): calibrate "
                                    "again") from None

@@ -129,7 +129,7 @@ def load_json(path: str | os.PathLike, kind: str, version: int) -> dict:
 
 
 # the calibration files this damas writes, and the version of each it reads
-CALIBRATION_KINDS = {"damas.board": 2, "damas.camera": 1}
+CALIBRATION_KINDS = {"damas.board": 1, "damas.camera": 1}
 
 
 def load_any(path: str | os.PathLike) -> str:

@@ -413,7 +413,6 @@ def calibrate_table(scene, variant: str, folder: str) -> None:
 
     from damas.calibration.board import BOARD_FILE, BoardCalibration, save_board
     from damas.rules import Position
-    from damas.vision.calibrate import learn_set
     from damas.vision.pipeline import BoardReader
     from damas.vision.render import render
 
@@ -422,8 +421,7 @@ def calibrate_table(scene, variant: str, folder: str) -> None:
     start = Position.start(variant)
     reader = BoardReader(scene.size, known=start)
     reader.read(render(scene, start.pieces()).image)
-    colours, _ = learn_set(reader, start)
     side = reader.pose.white_side_in_image()
     save_board(folder, BoardCalibration(start.variant.name, scene.size, reader.pose.camera,
-                                        (float(side[0]), float(side[1])), colours,
-                                        start.fen(), reader.playing))
+                                        (float(side[0]), float(side[1])), reader.model,
+                                        start.fen()))

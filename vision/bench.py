@@ -20,7 +20,6 @@ import numpy as np
 
 from damas.rules import Position
 
-from .calibrate import learn_set
 from .locate import locate
 from .pipeline import BoardReader
 from .render import render
@@ -83,8 +82,7 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
         times["render"].append(time.perf_counter() - t0)
         reader = BoardReader(scene.size, adapt=False)
         try:
-            reader.read(start_frame)
-            reader.colours, _ = learn_set(reader, Position.start(name))
+            reader.locate(start_frame)
         except Exception as e:  # a scene we cannot calibrate: all its frames count wrong
             reader = None
             totals["calibration_failures"] += 1
@@ -128,7 +126,7 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                     t0 = time.perf_counter()
                     locate(frame, scene.size)
                     times["fresh_locate"].append(time.perf_counter() - t0)
-                    fresh = BoardReader(scene.size, colours=reader.colours,
+                    fresh = BoardReader(scene.size, model=reader.model,
                                         white_at=reader.pose.white_side_in_image(), adapt=False)
                     t0 = time.perf_counter()
                     again = fresh.read(frame)

@@ -47,8 +47,10 @@ def cell_colours(image_bgr: np.ndarray, H: np.ndarray, a_range: np.ndarray,
     vals = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     vals[off] = np.nan
     vals = vals.reshape(len(centres), len(OFFSETS), 3)
-    with np.errstate(all="ignore"):
-        means = np.nanmedian(vals, axis=1)
+    # a cell off the image altogether stays NaN (without numpy's all-NaN warning)
+    means = np.full((len(centres), 3), np.nan, np.float32)
+    seen = np.isfinite(vals[:, :, 0]).any(axis=1)
+    means[seen] = np.nanmedian(vals[seen], axis=1)
     return means.reshape(len(b_range), len(a_range), 3)
 
 

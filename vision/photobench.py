@@ -51,7 +51,8 @@ def read_photo(photo: LabelledPhoto, playing: str):
     image = cv2.imread(str(photo.path))
     if image is None:
         raise VisionError(f"{photo.path}: not an image")
-    reader = BoardReader(photo.size, playing=playing, adapt=False, model=model_for(photo)[0])
+    reader = BoardReader(photo.size, playing=playing, adapt=False,
+                         occupancy=model_for(photo)[0])
     t0 = time.perf_counter()
     reading = reader.read(image)
     return reading, reader.pose, time.perf_counter() - t0, image

@@ -1,24 +1,51 @@
-"""The board reader: composes locator, orientation and square reader into one object
+"""The board reader: composes locator, orientation and square readers into one object
 that turns frames into Readings, keeping the pose between frames (following a bumped
-board or camera, finding it afresh when it moved far) and, with a calibration, the
-set's colours through slow changes of the light."""
+board or camera, finding it afresh when it moved far).
+
+Two ways to read the squares:
+- a set it has learned: from a calibration (`damas calibrate board`), or from the first
+  frame when that frame shows a known position (the `known` one, or the start position
+  it recognises); every class gets a colour model of this set under this camera
+  (`colour_read`), adapted to slow changes of the light by every settled reading;
+- a set never seen, in a photo of any position: the occupancy model (`read`), which
+  tells a piece from an empty square by its shape as well as its colour, and splits
+  the pieces' colours by themselves.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from damas.calibration.camera import Intrinsics
-from damas.calibration.colour import PieceColours
+from damas.calibration.colour import CLASSES, ColourModel
 from damas.rules import Position
 
 from .board import BoardPose
+from .colour_read import (
+    KING_D2,
+    MIN_ANOMALY,
+    OUTLIER_D2,
+    Occlusion,
+    body_features,
+    crown_features,
+    crown_score,
+    fit_light,
+    guess_labels,
+    profile_features,
+    read_samples,
+    start_labels,
+    wall_features,
+)
 from .errors import BoardNotFound, OrientationUnknown, VisionError
 from .fit import DIAGONALS, checker_corners
+from .height import StackModel, piece_lengths
 from .locate import Location, locate, track
 from .occupancy import OccupancyModel, load
 from .read import Observation, Reading, SquareReader, decide
+from .sampler import Sampler
 
 SIDES = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+GUESSED = "White's side is a guess: give --white-at or show the start position"
 
 
 class PiecesOnLightSquares(VisionError):
@@ -35,43 +62,46 @@ def position_labels(position: Position) -> list[str]:
     return [(position.piece(s) or "e").lower() for s in range(1, n + 1)]
 
 
-def start_labels(size: int) -> list[str]:
-    per_side = (size // 2 - 1) * size // 2
-    total = size * size // 2
-    return ["b"] * per_side + ["e"] * (total - 2 * per_side) + ["w"] * per_side
-
-
 class BoardReader:
     """Reads frames of one board.
 
-    size: 8 or 10. colours: the set's colours from a calibration (else each frame's
-    pieces are split into two colours by themselves). white_at: "bottom", "top", "left"
-    or "right" of the image, or a unit image vector (from a calibration); without it
-    (and without damas' own markers) the start position or `known` tells, else White's
-    side is a guess, said so in the reading's notes. playing: "dark" (the rules) or
-    "light" (a set played on the light squares)."""
+    size: 8 or 10. model: a learned ColourModel (a calibration's), or None to learn one
+    from the first frame when it shows a known position (`known`, or the start
+    position), else to read with the occupancy model. white_at: "bottom", "top", "left"
+    or "right" of the image, or a unit image vector (from a calibration). playing: "dark"
+    (the rules) or "light" (a set played on the light squares)."""
 
-    def __init__(self, size: int, colours: PieceColours | None = None,
+    def __init__(self, size: int, model: ColourModel | None = None,
                  intrinsics: Intrinsics | None = None, white_at=None,
                  known: Position | None = None, pose: BoardPose | None = None,
-                 adapt: bool = True, playing: str = "dark",
-                 model: OccupancyModel | None = None):
+                 adapt: bool = True, stack: StackModel | None = None,
+                 kings_by_height: bool = False, playing: str = "dark",
+                 occupancy: OccupancyModel | None = None):
         if playing not in ("dark", "light"):
             raise VisionError(f"playing squares must be dark or light, not {playing!r}")
         self.size = size
-        self.colours = colours
+        self.model = model
         self.intrinsics = intrinsics
         self.white_dir = (np.array(SIDES[white_at]) if isinstance(white_at, str)
                           else None if white_at is None else np.asarray(white_at, float))
         self.known = known
         self.adapt = adapt
         self.playing = playing
-        self.model = model or load()
+        self.occupancy = occupancy
         self.pose: BoardPose | None = None
+        self.sampler: Sampler | None = None
+        self.occlusion: Occlusion | None = None
         self.squares: SquareReader | None = None
         self.relocations = 0
         self.guessed_side = False
+        self.unseen_set = False  # True: read by the occupancy model, nothing learned
         self.last: Observation | None = None
+        self.last_samples = None
+        self.last_features = None
+        # men's size and height, to tell kings without a crown by their stacks: off
+        # unless asked for, as it still takes a man for a king now and then
+        self.kings_by_height = kings_by_height or stack is not None
+        self.stack = stack
         self._corner_reference: float | None = None
         if pose is not None:
             self.set_pose(pose)
@@ -92,7 +122,7 @@ class BoardReader:
                 f"{size}x{size}: check the variant or calibrate again")
         camera = load_camera(folder)
         pose = BoardPose(size, board.camera, "calibration")
-        reader = cls(size, colours=board.colours,
+        reader = cls(size, model=board.colour,
                      intrinsics=camera.intrinsics if camera else None,
                      white_at=board.white_at, known=known, playing=board.playing, **options)
         reader.set_pose(pose.turned(1) if board.playing == "light" else pose)
@@ -102,7 +132,9 @@ class BoardReader:
 
     def set_pose(self, pose: BoardPose, frame: np.ndarray | None = None) -> None:
         self.pose = pose
-        self.squares = SquareReader(pose, self.model)
+        self.sampler = Sampler(pose)
+        self.occlusion = Occlusion(pose, self.sampler)
+        self.squares = None  # built when first needed
         n = pose.size
         corners = np.array([(i - n / 2, j - n / 2) for j in range(1, n) for i in range(1, n)])
         pts = np.vstack([np.column_stack([corners + d, np.zeros(len(corners))])
@@ -110,6 +142,11 @@ class BoardReader:
         pix = pose.project(pts).astype(np.float32)
         self._corner_maps = (pix[:, 0].reshape(1, -1).copy(), pix[:, 1].reshape(1, -1).copy())
         self._corner_reference = self._corner_fraction(frame) if frame is not None else None
+
+    def _square_reader(self) -> SquareReader:
+        if self.squares is None:
+            self.squares = SquareReader(self.pose, self.occupancy or load())
+        return self.squares
 
     def _corner_fraction(self, frame: np.ndarray) -> float:
         """Share of the inner corners where four squares visibly meet: high while the
@@ -122,9 +159,11 @@ class BoardReader:
         return float(checker_corners(vals.reshape(4, -1)).mean())
 
     def locate(self, frame: np.ndarray) -> BoardPose:
-        """A fresh locate, oriented; sets the pose."""
+        """A fresh locate, oriented; sets the pose (and learns the set, if it can)."""
         loc = locate(frame, self.size, self.intrinsics, use_markers=self.white_dir is None)
         self._adopt(frame, loc)
+        if self.model is None and not self.unseen_set:
+            self.model = self._learn(frame)
         return self.pose
 
     def _adopt(self, frame: np.ndarray, loc: Location) -> None:
@@ -146,7 +185,11 @@ class BoardReader:
             self.white_dir = pose.white_side_in_image()
 
     def _check_parity(self, frame: np.ndarray, pose: BoardPose) -> None:
-        obs = SquareReader(pose, self.model).observe(frame)
+        """Pieces on the plain squares and few on the others: a set played on the light
+        squares, which the rules do not know; said in one line."""
+        if self.model is not None:
+            return
+        obs = SquareReader(pose, self.occupancy or load()).observe(frame)
         on_plain = int((obs.plain_probs[:, 0] < 0.5).sum())
         on_playing = int((obs.probs[:, 0] < 0.5).sum())
         if on_plain >= 3 and on_plain > 2 * on_playing:
@@ -157,78 +200,166 @@ class BoardReader:
 
     def _orient_by_position(self, frame, candidates: list[BoardPose]) -> BoardPose:
         """Without markers or a side: the way round that makes the known position (or
-        the start position) fit; else the way round with White's pieces nearer White's
-        edge; else a guess, noted in the readings."""
+        the start position) fit, White being the lighter pieces. A photo of another
+        position is read by the occupancy model: White's side is then the side White's
+        pieces stand nearer to, or else a guess, noted in the readings."""
         labels = (position_labels(self.known) if self.known is not None
                   else start_labels(self.size))
-        reading = decide(SquareReader(candidates[0], self.model).observe(frame), self.size,
-                         self.colours)
-        seen = [reading.squares[s].lower() for s in range(1, len(labels) + 1)]
-        fits = [sum(a == b for a, b in zip(seen, lab, strict=True))
-                for lab in (labels, labels[::-1])]
-        if max(fits) >= len(labels) - 2 and fits[0] != fits[1]:
-            return candidates[int(np.argmax(fits))]
-        if self.known is not None:
+        sampler = Sampler(candidates[0])
+        samples = sampler.sample(frame)
+        seen, feats = guess_labels(samples, sampler)
+        if seen == labels:
+            return candidates[0]
+        if seen == labels[::-1]:
+            return candidates[1]
+        # fall back to fitting the colour model both ways round: the way that explains
+        # every square, with White's pieces the lighter ones
+        best = None
+        for k, cand in enumerate(candidates):
+            lab = labels if k == 0 else labels[::-1]
+            arr = np.array(lab)
+            if sum(a != b for a, b in zip(seen, lab, strict=True)) > 2:
+                continue  # the clusters disagree with this position: not it
+            if not {"w", "b"} <= set(lab) or feats[arr == "w"].mean() <= feats[arr == "b"].mean():
+                continue
+            try:
+                model = ColourModel.learn([(feats, lab)])
+            except Exception:
+                continue
+            _, _, d2 = model.classify(feats)
+            worst = float(np.sort(d2)[-3:].mean())
+            if worst < OUTLIER_D2 and (best is None or worst < best[0]):
+                best = (worst, cand)
+        if best is not None:
+            return best[1]
+        if self.known is not None or self.model is not None:
             raise OrientationUnknown(
-                "the board is found but the position in view is not the one given: give "
-                "--white-at (bottom, top, left, right) or show the position")
-        # White's men start on White's half: the colours' mean rows say which way round
+                "the board is found but not where White sits: give --white-at "
+                "(bottom, top, left, right), a calibration, or show the start position")
+        return self._orient_unseen_set(frame, candidates)
+
+    def _orient_unseen_set(self, frame, candidates: list[BoardPose]) -> BoardPose:
+        self.unseen_set = True
+        reading = decide(SquareReader(candidates[0], self.occupancy or load()).observe(frame),
+                         self.size)
         rows = {c: [(s - 1) // (self.size // 2) for s, v in reading.squares.items()
                     if v.lower() == c] for c in "wb"}
         if rows["w"] and rows["b"] and abs(np.mean(rows["w"]) - np.mean(rows["b"])) >= 1.0:
+            # White's men start on White's half, rows counted from Black's side
             return candidates[0] if np.mean(rows["w"]) > np.mean(rows["b"]) else candidates[1]
         self.guessed_side = True
         return candidates[0]
 
-    def _pose_still_fits(self, frame) -> bool:
+    def _learn(self, frame) -> ColourModel:
+        samples = self.sampler.sample(frame)
+        light = fit_light(samples.light, self.sampler.light_xy, self.size)
+        men_known = True  # are all pieces in `labels` known to be men (or known kings)?
+        if self.known is not None:
+            labels = position_labels(self.known)
+            feats = body_features(samples, light, self.sampler)
+        else:
+            labels, feats = guess_labels(samples, self.sampler)
+            # a start position in view: trust its layout over the clustering
+            start = start_labels(self.size)
+            men_known = sum(a != b for a, b in zip(labels, start, strict=True)) <= 2
+            if men_known:
+                labels = start
+        walls = wall_features(samples, light, self.sampler)
+        model = ColourModel.learn([(feats, labels), (walls, labels)], light.spread)
+        # a crown must stand out from men's tops further than any did here, twice over
+        # (a noisy camera or a saturated colour spreads men's tops wider)
+        crowns = crown_features(samples, light, self.sampler)
+        kings = set() if self.known is None else {
+            s for s, v in self.known.pieces().items() if v.isupper()}
+        scores = [crown_score(crowns[i], CLASSES.index(lab), model)
+                  for i, lab in enumerate(labels) if lab != "e" and i + 1 not in kings]
+        if scores and men_known:  # (among pieces of unknown rank, kings would count)
+            model.crown_limit = max(KING_D2, 2.0 * max(scores))
+        if self.kings_by_height:
+            lengths = piece_lengths(profile_features(samples, light, self.sampler), labels,
+                                    model, OUTLIER_D2)
+            if self.known is not None:  # only men teach a man's height
+                kings = [s for s, v in self.known.pieces().items() if v.isupper()]
+                lengths[[s - 1 for s in kings]] = np.nan
+            self.stack = StackModel.fit(lengths, self.sampler.slant())
+        return model
+
+    # --- frames -----------------------------------------------------------------------
+
+    def _pose_still_fits(self, frame, samples) -> bool:
+        """Cheap check that the board has not moved: the light squares still look like one
+        smooth field (a bumped board or camera puts them on dark squares and pieces), or
+        when they do not (a hand and its shadow), the corners are still corners."""
+        if not self.sampler.inside(frame.shape):
+            return False
+        if self.model is not None:
+            light = fit_light(samples.light, self.sampler.light_xy, self.size)
+            res = np.linalg.norm(light.residual, axis=1)
+            if (res > max(6 * self.model.light_spread, MIN_ANOMALY)).mean() < 0.3:
+                return True
         if self._corner_reference is None:
             self._corner_reference = self._corner_fraction(frame)
             return True
         return self._corner_fraction(frame) > 0.5 * self._corner_reference
 
-    # --- frames -----------------------------------------------------------------------
+    def _relocate(self, frame) -> bool:
+        """The board found again after it moved; False when it is not in view."""
+        try:
+            try:  # a small move: follow it from the last pose
+                moved = track(frame, self.pose, self.intrinsics)
+                if moved.corners_used < 0.5 * (self.size - 1) ** 2:
+                    raise BoardNotFound("too few corners followed")
+                self.set_pose(moved.pose, frame)
+            except BoardNotFound:
+                self.locate(frame)
+            self.relocations += 1
+            return True
+        except (BoardNotFound, OrientationUnknown):
+            return False
 
     def read(self, frame: np.ndarray) -> Reading:
         if frame is None or getattr(frame, "ndim", 0) != 3:
             raise VisionError("expected a colour image")
-        if self.pose is None:
+        fresh = self.pose is None
+        if fresh:
             self.locate(frame)
-        elif not self._pose_still_fits(frame):
-            try:
-                try:  # a small move: follow it from the last pose
-                    moved = track(frame, self.pose, self.intrinsics)
-                    if moved.corners_used < 0.5 * (self.size - 1) ** 2:
-                        raise BoardNotFound("too few corners followed")
-                    self.set_pose(moved.pose, frame)
-                except BoardNotFound:
-                    self.locate(frame)
-                self.relocations += 1
-            except (BoardNotFound, OrientationUnknown):
+        samples = self.sampler.sample(frame)
+        if not fresh and not self._pose_still_fits(frame, samples):
+            if not self._relocate(frame):
                 # covered or moved out of view: nothing can be said this frame
                 n = self.size * self.size // 2
                 return Reading(self.size, {s: "?" for s in range(1, n + 1)},
                                {s: 0.0 for s in range(1, n + 1)}, hand=True,
                                board_found=False)
-        self.last = self.squares.observe(frame)
-        reading = decide(self.last, self.size, self.colours)
-        notes = ("White's side is a guess: give --white-at or show the start position",) \
-            if self.guessed_side else ()
+            samples = self.sampler.sample(frame)
+        self.last_samples = samples
+        side = side_of(self.pose.white_side_in_image())
+        if self.model is None:
+            self.last = self._square_reader().observe(frame)
+            reading = decide(self.last, self.size)
+            notes = (GUESSED,) if self.guessed_side else ()
+            return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
+                           True, side, notes)
+        reading, feats, labels = read_samples(samples, self.sampler, self.model,
+                                              self.occlusion,
+                                              self.stack if self.kings_by_height else None)
+        self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
-                       True, side_of(self.pose.white_side_in_image()), notes)
+                       True, side)
 
     def motion_vector(self) -> np.ndarray:
         """A coarse copy of the last frame's squares, for the settle detector."""
-        if self.last is None:
+        if self.last_samples is None:
             raise VisionError("no frame read yet")
-        return self.last.motion
+        return self.last_samples.motion_vector()
 
     def settled(self, reading: Reading) -> None:
-        """Tell the reader a reading was settled: its confident pieces teach the set's
-        colours the current light."""
-        if not self.adapt or self.colours is None or self.last is None:
+        """Tell the reader a reading was settled: its confident squares teach the model
+        the current light."""
+        if not self.adapt or self.model is None or self.last_features is None:
             return
-        keep = [s - 1 for s, v in reading.squares.items()
-                if v in "wbWB" and reading.confidence[s] > 0.99]
+        feats, labels = self.last_features
+        keep = [i for i, s in enumerate(range(1, len(labels) + 1))
+                if reading.squares[s] != "?" and reading.confidence[s] > 0.99]
         if keep:
-            self.colours.adapt(self.last.tops[keep],
-                               [reading.squares[s + 1] for s in keep])
+            self.model.adapt(feats[keep], [labels[i] for i in keep])

@@ -1,12 +1,13 @@
-"""The square reader: from a frame of a located board to a Reading of every playing
-square (empty, white, black, a king of either, or unknown) with a confidence.
+"""The reading of a board, and the reader of a set never seen: from a frame of a located
+board to a Reading of every playing square (empty, white, black, a king of either, or
+unknown) with a confidence, with nothing learned of the set beforehand. (A set learned
+from a frame of a known position is read by `colour_read`.)
 
 1. Every square's patch (`patches`) goes through the occupancy model (`occupancy`):
-   empty, a piece, a crowned piece, and how far the piece's top stands from its base.
-2. The pieces' colours are the colour of their tops. With a calibration they are told
-   by the set's learned colours; without, the tops are split into two groups only if
-   two groups explain them better than one (Bayesian information criterion), and the
-   lighter group is White.
+   empty, a man, a crowned piece, two men stacked, and how far the piece's top stands.
+2. The pieces' colours are the colour of their tops, split into two groups only if
+   two groups explain them better than one (Bayesian information criterion), the
+   lighter group being White.
 3. A king is a crowned piece, or two men stacked (the model sees the seam and the two
    rims where the camera sees the pieces from the side enough).
 4. A square nobody plays on that looks occupied has something over it (a hand, an arm):
@@ -21,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from damas.calibration.colour import Gaussian, PieceColours
 from damas.rules import geometry
 from damas.rules.fen import write_fen
 
@@ -29,7 +29,8 @@ from .board import BoardPose
 from .occupancy import OccupancyModel
 from .patches import SIDE, SPAN, BoardPatches, normalise
 
-SURE = 0.9  # the least probability a reading is given for (else `?`)
+SURE = 0.8  # the least probability a reading is given for (else `?`)
+KING_SURE = 0.7  # the least probability of a crown or a stack to call a piece a king
 
 
 @dataclass(frozen=True)
@@ -178,11 +179,27 @@ def split_colours(tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         white = float(np.median(tops[:, 0])) > 0.5
         p = np.full(len(tops), 1.0 if white else 0.0)
         return p, np.ones(len(tops))
-    g = [Gaussian.fit(tops[labels == k]) for k in (0, 1)]
+    g = [_Gaussian(tops[labels == k]) for k in (0, 1)]
     light = 0 if g[0].mean[0] > g[1].mean[0] else 1
     lw, lb = g[light].log_density(tops), g[1 - light].log_density(tops)
     p = 1 / (1 + np.exp(np.clip(lb - lw, -50, 50)))
     return p, np.maximum(p, 1 - p)
+
+
+class _Gaussian:
+    FLOOR = 0.05  # the least spread of a colour (normalised units): noise, JPEG, light
+
+    def __init__(self, x: np.ndarray):
+        x = np.asarray(x, np.float64)
+        cov = np.cov(x.T) if len(x) > 3 else np.zeros((3, 3))
+        self.mean = x.mean(axis=0)
+        cov = cov + np.eye(3) * self.FLOOR ** 2
+        self.inv = np.linalg.inv(cov)
+        self.logdet = float(np.linalg.slogdet(cov)[1])
+
+    def log_density(self, x: np.ndarray) -> np.ndarray:
+        d = np.asarray(x, np.float64) - self.mean
+        return -0.5 * (np.einsum("ij,jk,ik->i", d, self.inv, d) + self.logdet)
 
 
 def _two_means(x: np.ndarray, iterations: int = 25) -> np.ndarray:
@@ -203,7 +220,7 @@ def _two_means(x: np.ndarray, iterations: int = 25) -> np.ndarray:
     return labels
 
 
-def decide(obs: Observation, size: int, colours: PieceColours | None = None) -> Reading:
+def decide(obs: Observation, size: int) -> Reading:
     """The reading of one observation."""
     p_empty = obs.probs[:, 0]
     occupied = p_empty < 0.5
@@ -218,15 +235,11 @@ def decide(obs: Observation, size: int, colours: PieceColours | None = None) -> 
         bad = plain[covered]
         near_cover = (np.linalg.norm(dark[:, None] - bad[None], axis=2) < 1.6).any(axis=1)
     idx = np.nonzero(occupied)[0]
-    tops = obs.tops[idx]
-    if colours is not None:
-        p_white = colours.posterior_white(tops)
-        sure_colour = np.maximum(p_white, 1 - p_white)
-        sure_colour[colours.outlying(tops)] = 0.0
-    else:
-        p_white, sure_colour = split_colours(tops)
-    # a king: a crowned piece, or two men stacked
-    kings = obs.probs[idx, 2:].sum(axis=1) > obs.probs[idx, 1]
+    p_white, sure_colour = split_colours(obs.tops[idx])
+    # a king: a crowned piece, or two men stacked, beyond a reasonable doubt (the rare
+    # class is the one a model over-calls on a set it never saw)
+    king_p = obs.probs[idx, 2:].sum(axis=1)
+    kings = (king_p >= KING_SURE) & (king_p > obs.probs[idx, 1])
     squares, confidence = {}, {}
     for sq in range(1, len(p_empty) + 1):
         squares[sq], confidence[sq] = "e", float(sure_occ[sq - 1])

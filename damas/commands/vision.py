@@ -45,6 +45,9 @@ def register(sub) -> None:
     p.add_argument("--turn", choices=("w", "b"), default="w", help="side to move in the FEN")
     p.add_argument("--json", action="store_true")
     p.add_argument("--annotate", metavar="OUT", help="write the frame with grid and readings")
+    p.add_argument("--kings-by-height", action="store_true",
+                   help="also tell kings by the height of their stack (sets without crowns; "
+                        "steep views only, and not yet reliable)")
     p.set_defaults(run=run_read)
 
     t = command_group(sub, "train", "train a learned part (needs the train extra)")
@@ -92,6 +95,8 @@ def register(sub) -> None:
     a.add_argument("--annotate", metavar="OUT")
     a.add_argument("--playing-squares", choices=("dark", "light"),
                    help="the squares the set is played on (default dark)")
+    a.add_argument("--kings-by-height", action="store_true",
+                   help="also learn the men's height, to tell uncrowned kings by it")
     a.set_defaults(run=run_calibrate_board)
 
 
@@ -150,6 +155,7 @@ def _reader_for(args, size: int, known=None):
     --playing-squares."""
     from damas.calibration.board import load_board, load_camera
     from damas.calibration.errors import CalibrationError
+    from damas.vision.height import StackModel
     from damas.vision.pipeline import BoardReader
 
     calibration = camera = None
@@ -165,9 +171,13 @@ def _reader_for(args, size: int, known=None):
     white = args.white_at or (calibration.white_at if calibration else None)
     playing = (getattr(args, "playing_squares", None)
                or (calibration.playing if calibration else "dark"))
-    reader = BoardReader(size, colours=calibration.colours if calibration else None,
+    reader = BoardReader(size, model=calibration.colour if calibration else None,
                          intrinsics=camera.intrinsics if camera else None, white_at=white,
-                         known=known, playing=playing)
+                         known=known, playing=playing,
+                         kings_by_height=getattr(args, "kings_by_height", False),
+                         stack=(StackModel.from_dict(calibration.stack)
+                                if calibration and calibration.stack
+                                and getattr(args, "kings_by_height", False) else None))
     return reader, calibration
 
 
@@ -268,7 +278,6 @@ def _board_photo(args):
 def run_calibrate_board(args) -> int:
     from damas.calibration.board import BoardCalibration, save_board
     from damas.vision.annotate import annotate
-    from damas.vision.calibrate import learn_set
 
     v = variant(args.variant)
     known = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
@@ -279,11 +288,13 @@ def run_calibrate_board(args) -> int:
     reader, _ = _reader_for(args, v.size, known=known)
     reader.locate(image)
     reading = reader.read(image)
-    colours, wrong = learn_set(reader, known)
+    wrong = [s for s in range(1, v.squares + 1)
+             if reading.squares[s].lower() != (known.piece(s) or "e").lower()]
     pose = reader.pose
     side = pose.white_side_in_image()
     cal = BoardCalibration(v.name, v.size, pose.camera, (float(side[0]), float(side[1])),
-                           colours, known.fen(), reader.playing)
+                           reader.model, known.fen(),
+                           reader.stack.to_dict() if reader.stack else None, reader.playing)
     path = save_board(args.out, cal)
     print(f"{path}: {v.size}x{v.size} board found ({pose.method}), White at the "
           f"{reading.white_at} of the image, colours learned from {known.fen()}")

@@ -94,7 +94,7 @@ needs_photos = pytest.mark.skipif(not (SHARED / "labels.json").exists(),
 @needs_photos
 def test_read_a_real_photo_gives_the_labelled_board(capsys):
     photos = {p.name: p for p in load_labels(SHARED)}
-    photo = photos["quba_robotic_arm__board.jpg"]
+    photo = photos["checkers__full.jpg"]
     assert main(["read", str(photo.path), "--variant", "brazilian", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     read = {int(s): v for s, v in data["squares"].items()}

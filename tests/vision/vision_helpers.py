@@ -54,16 +54,10 @@ def position_with_kings(name: str, rng: random.Random) -> Position:
 
 def calibrated_reader(scene, **options) -> BoardReader:
     """A reader calibrated on the start position in `scene`, as `damas calibrate board`
-    does it (White's side found from the start position, the set's colours and men's
-    height learned from it)."""
-    from damas.vision.calibrate import learn_set
-
-    position = Position.start(VARIANT[scene.size])
-    start = render(scene, position.pieces()).image
-    reader = BoardReader(scene.size, known=position, **options)
-    reader.read(start)
-    reader.colours, _ = learn_set(reader, position)
-    reader.known = None
+    does it (White's side found from the start position)."""
+    start = render(scene, Position.start(VARIANT[scene.size]).pieces()).image
+    reader = BoardReader(scene.size, **options)
+    reader.locate(start)
     return reader
 
 

@@ -1,0 +1,315 @@
+"""The calibrated square reader: a set learned from one frame of a known position (the
+start position, or `damas calibrate board`), then every frame's samples read to a
+Reading of every dark square (empty, white, black, king, or unknown) with a confidence.
+
+Colours are compared after dividing out the light: the light squares are always empty,
+so a smooth field fitted to their log colour says how much light falls where; every
+sample is taken relative to it. No threshold is set by hand: classes come from a colour
+model learned on a known position (or from clustering the squares when none is known),
+and "unknown" means a square that none of the classes explains, or that lies next to a
+light square or frame cell that no longer looks like itself (a hand, an arm).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from damas.calibration.colour import CLASSES, ColourModel
+
+from .board import BoardPose
+from .errors import VisionError
+from .height import StackModel, piece_lengths
+from .read import Reading
+from .sampler import CORNERS, MAN_HEIGHT, Sampler, Samples
+
+# squared distances in units of the class spread (chi-square, 3 degrees of freedom)
+OUTLIER_D2 = 25.9  # p = 1e-5: a square no class explains
+KING_D2 = 30.7  # p = 1e-6: the least a crown must stand out (see ColourModel.crown_limit)
+# a change smaller than this (log units) is never taken for a hand: sensor noise and
+# JPEG blocks move single cells by a few per cent
+MIN_ANOMALY = 0.22
+
+
+# --- light -------------------------------------------------------------------------------
+
+def _design(xy: np.ndarray, size: int) -> np.ndarray:
+    x, y = xy[:, 0] / size, xy[:, 1] / size
+    return np.column_stack([np.ones_like(x), x, y, x * x, x * y, y * y])
+
+
+@dataclass
+class LightField:
+    coef: np.ndarray  # (6, 3)
+    size: int
+    spread: float  # robust spread of the light squares around the field
+    residual: np.ndarray  # (light squares, 3)
+
+    def at(self, xy: np.ndarray) -> np.ndarray:
+        return _design(xy, self.size) @ self.coef
+
+
+def log_colour(bgr: np.ndarray) -> np.ndarray:
+    return np.log(bgr[:, ::-1] + 4.0)  # RGB order, +4 keeps black finite under noise
+
+
+def fit_light(light_bgr: np.ndarray, light_xy: np.ndarray, size: int) -> LightField:
+    """A quadratic log-light field through the light squares. Robust: it starts from the
+    median light and reweights (Cauchy) so that squares under a hand or its shadow, even
+    a third of them, pull it little."""
+    y = log_colour(light_bgr)
+    A = _design(light_xy, size)
+    coef = np.zeros((A.shape[1], 3))
+    coef[0] = np.median(y, axis=0)
+    spread = 0.01
+    for _ in range(6):
+        norm = np.linalg.norm(y - A @ coef, axis=1)
+        spread = max(1.4826 * float(np.median(norm)), 0.01)
+        scale = max(spread, 0.03)
+        w = 1.0 / (1.0 + (norm / (2 * scale)) ** 2)
+        sw = np.sqrt(w)[:, None]
+        coef, *_ = np.linalg.lstsq(A * sw, y * sw, rcond=None)
+    return LightField(coef, size, spread, y - A @ coef)
+
+
+# --- occlusion ------------------------------------------------------------------------------
+
+def _covering(board: BoardPose, sampler: Sampler, targets: np.ndarray, radius: float,
+              height: float = 2.5 * MAN_HEIGHT) -> list[list[int]]:
+    """For each target point on the board, the dark squares whose piece (a king, a little
+    wide) could hide it from this camera."""
+    cam = board.camera.centre
+    out = []
+    zs = np.linspace(0, height, 5)
+    for q in targets:
+        near = np.nonzero(np.abs(sampler.dark_xy - q).max(axis=1) < 2.6)[0]
+        hits = []
+        for j in near:
+            c = sampler.dark_xy[j]
+            scale = cam[2] / np.maximum(cam[2] - zs, 1e-6)
+            centres = c + np.outer(zs / np.maximum(cam[2] - zs, 1e-6), c - cam[:2])
+            reach = 0.5 * scale + radius
+            if (np.linalg.norm(centres - q, axis=1) < reach).any():
+                hits.append(int(j))
+        out.append(hits)
+    return out
+
+
+class Occlusion:
+    """Which light squares and frame cells each piece may hide, for one pose."""
+
+    def __init__(self, board: BoardPose, sampler: Sampler):
+        self.light_cover = _covering(board, sampler, sampler.light_xy, 0.14)
+        self.ring_cover = _covering(board, sampler, sampler.ring_xy, 0.12)
+        self.sampler = sampler
+
+    @staticmethod
+    def _free(cover: list[list[int]], occupied: np.ndarray) -> np.ndarray:
+        return np.array([not occupied[c].any() if c else True for c in cover])
+
+    def anomalies(self, samples: Samples, light: LightField, occupied: np.ndarray,
+                  light_spread: float):
+        """(light squares, ring cells) that don't look like themselves and that no
+        piece can be hiding."""
+        res = light.residual
+        # a shadow darkens all channels alike, and the field cannot follow a sharp one:
+        # only a change of hue says something lies on the square
+        chroma = res - res.mean(axis=1, keepdims=True)
+        limit = max(6 * light_spread, MIN_ANOMALY)
+        light_bad = np.linalg.norm(chroma, axis=1) > limit / 2
+        light_bad &= self._free(self.light_cover, occupied)
+
+        ring = log_colour(samples.ring) - light.at(self.sampler.ring_xy)
+        ring_res = ring - np.median(ring, axis=0)
+        # again a piece's shadow only darkens; an arm changes the hue or is brighter
+        hue = np.linalg.norm(ring_res - ring_res.mean(axis=1, keepdims=True), axis=1)
+        brighter = np.clip(ring_res.mean(axis=1), 0, None)
+        spread = max(1.4826 * float(np.median(hue)), light_spread)
+        limit = max(6 * spread, MIN_ANOMALY * 1.5)
+        ring_bad = (hue > limit / 2) | (brighter > limit)
+        ring_bad &= self._free(self.ring_cover, occupied)
+        return light_bad, ring_bad
+
+
+# --- reading -----------------------------------------------------------------------------
+
+def body_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
+    return log_colour(samples.body) - light.at(sampler.dark_xy)
+
+
+def wall_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
+    return log_colour(samples.wall) - light.at(sampler.dark_xy)
+
+
+def crown_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
+    """(dark squares, 3 heights, 3): the samples where a king's top may be."""
+    field = light.at(sampler.dark_xy)
+    return np.stack([log_colour(c) - field for c in
+                     (samples.crown, samples.crown_high, samples.crown_top)], axis=1)
+
+
+def profile_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
+    count, points, _ = samples.profile.shape
+    flat = log_colour(samples.profile.reshape(-1, 3)).reshape(count, points, 3)
+    return flat - light.at(sampler.dark_xy)[:, None, :]
+
+
+def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
+                 occlusion: Occlusion | None = None,
+                 stack: StackModel | None = None) -> tuple[Reading, np.ndarray, list[str]]:
+    """(reading, body features, raw labels) for one frame's samples. With a stack
+    model, kings are also told by their height (see `height`)."""
+    n = sampler.board.size
+    light = fit_light(samples.light, sampler.light_xy, n)
+    feats = body_features(samples, light, sampler)
+    labels, conf, d2 = model.classify(feats)
+    outlier = d2 > OUTLIER_D2
+    if outlier.any():
+        # a king's body ring may catch its medallion's glow: its wall, low down, is the
+        # same man's wall as any other's; trust it when it shows a piece
+        walls = wall_features(samples, light, sampler)
+        w_labels, w_conf, w_d2 = model.classify(walls[outlier])
+        for k, i in enumerate(np.nonzero(outlier)[0]):
+            if w_labels[k] != "e" and w_d2[k] <= OUTLIER_D2:
+                labels[i], conf[i], outlier[i] = w_labels[k], w_conf[k], False
+                continue
+            # or a piece's wall turned from the light: its own hue, darker
+            shaded = _shaded_piece(feats[i], model)
+            if shaded is not None:
+                labels[i], conf[i], outlier[i] = shaded, 0.9, False
+    occupied = np.array([lab != "e" for lab in labels]) | outlier
+
+    # a king shows a crown that is neither its own colour nor the board
+    crown = crown_features(samples, light, sampler)
+
+    hand = False
+    near_bad = np.zeros(len(labels), bool)
+    if occlusion is not None:
+        light_bad, ring_bad = occlusion.anomalies(samples, light, occupied, model.light_spread)
+        bad_xy = np.vstack([sampler.light_xy[light_bad], sampler.ring_xy[ring_bad]])
+        hand = bool(len(bad_xy))
+        if hand:
+            dist = np.linalg.norm(sampler.dark_xy[:, None] - bad_xy[None], axis=2)
+            near_bad = (dist < 1.6).any(axis=1)
+            # a hand may match a piece's colour; it cannot show the board at the corners,
+            # and the squares at its edge are half under it
+            covered = ~_board_at_a_corner(samples, light, sampler, model)
+            dist = np.linalg.norm(sampler.dark_xy[:, None] - sampler.dark_xy[None], axis=2)
+            near_bad |= ((dist < 1.5) & covered[None, :]).any(axis=1)
+
+    tall = np.zeros(len(labels), bool)
+    if stack is not None:
+        lengths = piece_lengths(profile_features(samples, light, sampler), labels, model,
+                                OUTLIER_D2)
+        tall = stack.kings(lengths, sampler.slant())
+
+    squares, confidence = {}, {}
+    for i, lab in enumerate(labels):
+        sq = i + 1
+        if outlier[i] or near_bad[i]:
+            squares[sq], confidence[sq] = "?", 0.0
+            continue
+        if lab != "e" and (tall[i] or crown_score(crown[i], CLASSES.index(lab), model)
+                           > model.crown_limit):
+            lab = lab.upper()
+        squares[sq], confidence[sq] = lab, float(conf[i])
+    return Reading(n, squares, confidence, hand=hand), feats, labels
+
+
+def _shaded_piece(x: np.ndarray, model: ColourModel) -> str | None:
+    """The piece colour whose top, dimmed (never below 40 %) or slightly brighter,
+    explains `x` alone among the classes; None when none or both do."""
+    fits = []
+    for label in CLASSES:
+        top = model.components[model.index(label)]
+        delta = x - top.mean
+        rest = delta - np.clip(delta.mean(), np.log(0.4), np.log(1.25))
+        fits.append(float(rest @ top.inv @ rest) <= OUTLIER_D2)
+    if fits[0] or fits[1] == fits[2]:  # the board explains it too, or both colours do
+        return None
+    return "w" if fits[1] else "b"
+
+
+def _board_at_a_corner(samples: Samples, light: LightField, sampler: Sampler,
+                       model: ColourModel) -> np.ndarray:
+    """Per dark square: does at least one of its corners show an empty dark square?"""
+    count = len(sampler.dark_xy)
+    xy = (sampler.dark_xy[:, None, :] + np.array(CORNERS)[None]).reshape(-1, 2)
+    feats = log_colour(samples.corners.reshape(-1, 3)) - light.at(xy)
+    empty = model.components[model.index("e")]
+    delta = feats - empty.mean
+    # a shadow (a piece's, the hand's) only darkens: let the brightness fall freely
+    shade = np.clip(delta.mean(axis=1, keepdims=True), np.log(0.35), np.log(1.5))
+    rest = delta - shade
+    d2 = np.einsum("ij,jk,ik->i", rest, empty.inv, rest).reshape(count, len(CORNERS))
+    return (d2 <= OUTLIER_D2).any(axis=1)
+
+
+def crown_score(samples: np.ndarray, own: int, model: ColourModel) -> float:
+    """How far the samples on top (one per height tried) stand from everything a man's
+    top, or what lies beyond it, can show: any piece colour, the board (light or dark),
+    or a blend of his colour with the board (the rim of his top, blurred). The largest
+    over the heights: large on a king's medallion, whatever the set's height."""
+    return max(_crown_distance(x, own, model) for x in samples)
+
+
+def _crown_distance(x: np.ndarray, own: int, model: ColourModel) -> float:
+    d2 = model.distances(x[None])[0]
+    light_var = model.light_spread ** 2 + 0.04 ** 2
+    best = min(float(d2.min()), float(x @ x) / light_var)
+    top = model.components[model.index(CLASSES[own])]
+    a = top.mean
+    for b in (model.mean("e"), np.zeros(3)):
+        t = float(np.clip(np.dot(x - a, b - a) / (np.dot(b - a, b - a) + 1e-12), 0, 1))
+        d = x - (a + t * (b - a))
+        best = min(best, float(d @ top.inv @ d))
+    return best
+
+
+# --- learning without a model ---------------------------------------------------------------
+
+def _kmeans(x: np.ndarray, k: int, iterations: int = 20) -> np.ndarray:
+    """Deterministic k-means (farthest-point start)."""
+    centres = [x[np.argmin(np.linalg.norm(x - np.median(x, axis=0), axis=1))]]
+    while len(centres) < k:
+        d = np.min([np.linalg.norm(x - c, axis=1) for c in centres], axis=0)
+        centres.append(x[np.argmax(d)])
+    c = np.array(centres)
+    for _ in range(iterations):
+        assign = np.argmin(np.linalg.norm(x[:, None] - c[None], axis=2), axis=1)
+        new = np.array([x[assign == j].mean(axis=0) if (assign == j).any() else c[j]
+                        for j in range(k)])
+        if np.allclose(new, c):
+            break
+        c = new
+    return assign
+
+
+def guess_labels(samples: Samples, sampler: Sampler) -> tuple[list[str], np.ndarray]:
+    """Labels e/w/b for a frame with no colour model: three clusters of colour; the
+    empty squares are the cluster that is most even across the square, White the
+    lighter of the other two. Returns (labels, body features)."""
+    n = sampler.board.size
+    light = fit_light(samples.light, sampler.light_xy, n)
+    feats = body_features(samples, light, sampler)
+    unevenness = samples.cells.std(axis=1)
+    scale = feats.std(axis=0) + 1e-6
+    assign = _kmeans(feats / scale, 3)
+    groups = [np.nonzero(assign == j)[0] for j in range(3)]
+    if any(len(g) == 0 for g in groups):
+        raise VisionError("cannot tell empty squares and the two colours of pieces apart "
+                          "in this image: calibrate on the start position first")
+    empty = int(np.argmin([np.median(unevenness[g]) for g in groups]))
+    others = [j for j in range(3) if j != empty]
+    brightness = [feats[groups[j]].mean() for j in others]
+    white = others[int(np.argmax(brightness))]
+    names = {empty: "e", white: "w"}
+    labels = [names.get(int(a), "b") for a in assign]
+    return labels, feats
+
+
+def start_labels(size: int) -> list[str]:
+    per_side = (size // 2 - 1) * size // 2
+    total = size * size // 2
+    return ["b"] * per_side + ["e"] * (total - 2 * per_side) + ["w"] * per_side
