@@ -18,7 +18,7 @@ from .errors import FenError
 from .geometry import clip, geometry
 from .variant import Variant
 
-_COUNTER = re.compile(r"[HF][0-9]{1,6}", re.IGNORECASE)  # move counters some programs add
+_COUNTER = re.compile(r"[HF][0-9]{1,4}", re.IGNORECASE)  # move counters some programs add
 
 
 def parse_fen(text: str, variant: Variant,
