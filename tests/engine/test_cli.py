@@ -2,6 +2,7 @@
 line with status 2."""
 
 import json
+import re
 
 import pytest
 
@@ -69,6 +70,8 @@ def test_match_json_counts_games_from_engine_a(capsys, tmp_path):
     games = read_pdn(pdn.read_text(), "english")
     assert len(games) == 4
     assert [g.tags["White"] for g in games] == ["builtin:depth=3", "random:seed=1"] * 2
+    assert all(re.fullmatch(r"[0-9]{4}\.[0-9]{2}\.[0-9]{2}", g.tags["Date"]) for g in games)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.pdn"]  # no temp left
     assert err.count("game ") == 4  # progress goes to stderr with --json
 
 
