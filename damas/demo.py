@@ -25,6 +25,7 @@ from damas.rules import BLACK, WHITE, Game, Position
 from damas.rules import variant as get_variant
 
 from .journal import Journal, read_journal, replay_last_game
+from .pdnfile import earlier_games
 
 
 @dataclass
@@ -170,7 +171,8 @@ class Demo:
         try:
             session = PlaySession(options, world.watch, world.mover, journal, self.pdn_path,
                                   game=game, clock=world.clock, wait=world.wait, out=self.out,
-                                  display=self.display, stop=lambda: False, timer=self.timer)
+                                  display=self.display, stop=lambda: False, timer=self.timer,
+                                  earlier=earlier_games(self.pdn_path, game))
             session.run()
         finally:
             world.close()

@@ -6,7 +6,8 @@ Nothing is taken on trust: after a machine move the board must show the position
 move leads to. Anything else is put right by the robot, or lit and shown for a person to
 put right, never ignored. A device that goes away (camera, serial port, engine) pauses
 the session with a message saying which; play goes on when it is back, the game as it
-was. Every event goes to the journal; the PDN is rewritten atomically after every move.
+was. Every event goes to the journal; the PDN is rewritten atomically after every move,
+after the `earlier` games the file held (see `damas.pdnfile`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from damas.rules.tracker_board import Observation
 
 from .camera import CameraLost
 from .journal import Journal
+from .pdnfile import after
 
 SIDE_NAMES = {WHITE: "white", BLACK: "black"}
 
@@ -66,13 +68,14 @@ class PlaySession:
     def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
                  pdn: str | Path, *, game: Game | None = None, clock=time.monotonic,
                  wait=time.sleep, out=print, display=None,
-                 stop: Callable[[], bool] = lambda: False, timer=None):
+                 stop: Callable[[], bool] = lambda: False, timer=None, earlier: str = ""):
         self.o = options
         self.variant = get_variant(options.variant)
         self.watch = watch
         self.mover = mover
         self.journal = journal
         self.pdn_path = Path(pdn)
+        self.earlier = earlier  # the games the PDN file held before this one
         self.clock = clock
         self.wait = wait
         self.out = out
@@ -350,7 +353,7 @@ class PlaySession:
         pg = PdnGame.from_game(self.game, **tags)
         if result:
             pg.result = result
-        atomic_write_text(self.pdn_path, write_pdn(pg))
+        atomic_write_text(self.pdn_path, after(self.earlier, write_pdn(pg)))
 
     def _status(self, line: str) -> None:
         self.out(line)

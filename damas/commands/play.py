@@ -114,6 +114,7 @@ def _real(args, position):
 def run_play(args) -> int:
     from damas.config import apply_config
     from damas.journal import Journal, replay_last_game
+    from damas.pdnfile import earlier_games
     from damas.play import PlayOptions, PlaySession
     from damas.rules import BLACK, WHITE, Position
 
@@ -143,7 +144,8 @@ def run_play(args) -> int:
     try:
         with Journal(args.journal) as journal:
             session = PlaySession(options, watch, mover, journal, args.pdn, game=game,
-                                  display=display, **timing)
+                                  display=display, earlier=earlier_games(args.pdn, game),
+                                  **timing)
             try:
                 session.run()
             except KeyboardInterrupt:
