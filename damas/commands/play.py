@@ -59,7 +59,13 @@ def register(sub) -> None:
 
 
 def _engine_spec(args) -> str:
-    return args.engine or f"builtin:level={args.level}"
+    """The engine spec, refused at once when it can never work (a usage error, status 2)
+    rather than paused on and retried as a lost engine would be."""
+    from damas.engine import check_spec
+
+    spec = args.engine or f"builtin:level={args.level}"
+    check_spec(spec)
+    return spec
 
 
 def _display(args, watch):
