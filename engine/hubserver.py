@@ -30,8 +30,9 @@ ENGINE_ID = {"name": "damas", "version": "0.1", "author": "damas contributors",
 VARIANTS = ("international", "brazilian", "english")
 INFINITE_SECONDS = 10 ** 6  # "until stop": a deadline no game reaches
 MAX_SECONDS = 10 ** 6  # a time in a `level` line (eleven days)
-MAX_DEPTH = 200
-MAX_NODES = 10 ** 12
+LEVEL_NUMBERS = {"depth": (1, 200, True), "nodes": (1, 10 ** 12, True),
+                 "moves": (1, 1000, True), "move-time": (0.001, MAX_SECONDS, False),
+                 "time": (0, MAX_SECONDS, False), "inc": (0, MAX_SECONDS, False)}
 
 
 class HubServer:
@@ -118,21 +119,21 @@ class HubServer:
         self.game = game
 
     def on_level(self, line) -> None:
+        """Every number given is checked, used or not: a malformed one is an error."""
         a = line.args
+        n = {key: number(a[key], key, lo, hi, integer)
+             for key, (lo, hi, integer) in LEVEL_NUMBERS.items() if key in a}
         if "infinite" in line.words:
             self.limit = Limit(movetime=INFINITE_SECONDS)
-        elif "depth" in a:
-            self.limit = Limit(depth=number(a["depth"], "depth", 1, MAX_DEPTH, integer=True))
-        elif "move-time" in a:
-            self.limit = Limit(movetime=number(a["move-time"], "move-time", 0.001, MAX_SECONDS))
-        elif "nodes" in a:
-            self.limit = Limit(nodes=number(a["nodes"], "nodes", 1, MAX_NODES, integer=True))
-        elif "time" in a:
-            moves = number(a["moves"], "moves", 1, 1000, integer=True) if "moves" in a \
-                else None
-            self.limit = Limit(time=number(a["time"], "time", 0, MAX_SECONDS),
-                               inc=number(a.get("inc", "0"), "inc", 0, MAX_SECONDS),
-                               moves_to_go=moves)
+        elif "depth" in n:
+            self.limit = Limit(depth=n["depth"])
+        elif "move-time" in n:
+            self.limit = Limit(movetime=n["move-time"])
+        elif "nodes" in n:
+            self.limit = Limit(nodes=n["nodes"])
+        elif "time" in n:
+            self.limit = Limit(time=n["time"], inc=n.get("inc", 0.0),
+                               moves_to_go=n.get("moves"))
         else:
             raise EngineProtocolError(f"level {' '.join(f'{k}={clip(v)}' for k, v in a.items())}"
                                       ": give depth, move-time, nodes, time or infinite")
