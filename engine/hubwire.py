@@ -35,7 +35,8 @@ class HubLine:
 
 
 def parse_line(line: str) -> HubLine:
-    """Split a Hub line; unbalanced quotes raise EngineProtocolError."""
+    """Split a Hub line; unbalanced quotes or a key given twice raise
+    EngineProtocolError."""
     tokens: list[str] = []
     current, quoted, in_quotes = [], False, False
     for ch in line.strip():
@@ -58,6 +59,9 @@ def parse_line(line: str) -> HubLine:
     for tok in tokens[1:]:
         key, eq, value = tok.partition("=")
         if eq:
+            if key in args:  # which one would be meant?
+                raise EngineProtocolError(f"Hub line {clip(line, 40)!r} gives {clip(key)} "
+                                          "twice")
             args[key] = value
         else:
             words.append(tok)
