@@ -241,18 +241,21 @@ class PlaySession:
         answer = []
 
         def attempt() -> None:
-            answer.append(self._engine_move(limit))
+            try:
+                answer.append(self._engine_move(limit))
+            except EngineEndedGame as e:  # an answer too, not a failure to retry
+                answer.append(e)
 
         try:
             attempt()
-        except EngineEndedGame as e:  # a DXP engine ended the game: stop where it is
-            self.ended = str(e)
-            raise Stopped from None
         except EngineSpecError:
             raise
         except EngineError as e:
             self._pause("engine", str(e), attempt, max_retry=ENGINE_MAX_RETRY)
         result = answer[-1]
+        if isinstance(result, EngineEndedGame):  # a DXP engine ended the game: it ends here
+            self.ended = str(result)
+            raise Stopped
         if result.info is not None and self.display is not None:
             self.display.update(evaluation=result.info.score)
         return result.move

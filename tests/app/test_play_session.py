@@ -231,3 +231,39 @@ def test_an_engine_spec_that_can_never_work_is_a_usage_error(tmp_path):
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert done.stderr.startswith("damas: ") and words in done.stderr
         assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_a_dxp_engine_that_ends_the_game_ends_the_session_game(tmp_path):
+    """A DXP engine may end the game itself (Scan 2.0 does at the move count of the game
+    request): the session ends the game there, says why, and is not paused."""
+    import socket
+    import threading
+
+    from damas.engine.dxpwire import Connection, GameAccept, GameEnd, MoveMessage
+    from damas.rules import variant
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def remote():
+        sock, _ = listener.accept()
+        conn = Connection(sock, variant("english"), "session")
+        conn.receive(30, "the game request")
+        conn.send(GameAccept("ender", 0))
+        conn.send(MoveMessage(0, 11, 15, ()))  # Black's first move: the engine plays Black
+        conn.receive(60, "White's move")
+        conn.send(GameEnd(0, 0))  # 0: the result is not known
+        try:
+            conn.receive(30, "the echo")
+        finally:
+            conn.close()
+
+    threading.Thread(target=remote, daemon=True).start()
+    options = PlayOptions(variant="english", engine=f"dxp:127.0.0.1:{listener.getsockname()[1]}",
+                          settle=0.3, machine_sides=(BLACK,), max_plies=10, movetime=1.0)
+    try:
+        session, world, events = play(tmp_path, {"slip_rate": 0.0}, options)
+    finally:
+        listener.close()
+    (end,) = [e for e in events if e["kind"] == "game-end"]
+    assert session.game.ply == 2 and "ended the game" in end["reason"]
+    assert not [e for e in events if e["kind"] == "paused"]
