@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from damas.rules.errors import DamasError
@@ -22,9 +22,12 @@ class FileFormatError(DamasError):
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write, flush to disk, rename over the old file, then sync the folder. The file
+    gets the mode the umask gives (0644 with the usual 022): a broadcast uploader running
+    as another user can read a live PDN."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _new_temporary(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -32,7 +35,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     sync_folder(path.parent)
 
@@ -41,7 +44,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """As atomic_write_text, for an image or any other binary file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _new_temporary(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -52,6 +55,18 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     sync_folder(path.parent)
+
+
+def _new_temporary(path: Path) -> tuple[int, Path]:
+    """A new file beside `path`, created with mode 0666 less the umask (mkstemp would
+    force 0600)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
 
 
 def sync_folder(folder: Path) -> None:

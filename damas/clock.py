@@ -102,6 +102,23 @@ class Clock:
                 "control": str(self.control)}
 
 
+def clock_comment(state: dict) -> str:
+    """The PDN clock command of a `Clock.state()`: both sides in h:mm:ss, the side whose
+    clock runs in capitals, as lidraughts and the PDN 3.0 extensions write it
+    (pdn.fmjd.org, "clock command"): `[%clock w0:09:58 B0:10:00]`.
+
+    >>> clock_comment({"white": 598.2, "black": 600.0, "running": "black"})
+    '[%clock w0:09:59 B0:10:00]'
+    """
+    sides = []
+    for side in ("white", "black"):
+        letter = side[0].upper() if state.get("running") == side else side[0]
+        seconds = int(max(0.0, state[side]) + 0.999)  # shown as a clock shows it: 0.2 s is 1
+        h, rest = divmod(seconds, 3600)
+        sides.append(f"{letter}{h}:{rest // 60:02d}:{rest % 60:02d}")
+    return f"[%clock {' '.join(sides)}]"
+
+
 def format_clock(seconds: float) -> str:
     seconds = int(seconds + 0.999)
     h, rest = divmod(seconds, 3600)

@@ -27,6 +27,7 @@ from damas.rules import variant as get_variant
 
 from .journal import Journal, Replay, read_journal, replay_last_game
 from .paths import data_dir
+from .pdnfile import earlier_games
 
 
 @dataclass
@@ -194,7 +195,9 @@ class Demo:
                                   replay=replay, clock=world.clock, wait=world.wait, out=self.out,
                                   display=self.display, stop=lambda: False, timer=self.timer,
                                   on_move=None if self.on_move is None else
-                                  lambda *ply: self.on_move(number, *ply))
+                                  lambda *ply: self.on_move(number, *ply),
+                                  earlier=earlier_games(self.pdn_path,
+                                                        replay.game if replay else None))
             session.run()
         finally:
             world.close()

@@ -168,10 +168,10 @@ class Kiosk:
     def _archive(self, pdn_text: str) -> None:
         from damas.calibration.store import atomic_write_text
 
-        path = Path(self.o.archive)
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        atomic_write_text(path, (old.rstrip() + "\n\n" if old.strip() else "")
-                          + pdn_text.strip() + "\n")
+        from .pdnfile import after, earlier_games
+
+        path = Path(self.o.archive)  # earlier_games: the archive may not be UTF-8
+        atomic_write_text(path, after(earlier_games(path), pdn_text.strip() + "\n"))
 
     def _archive_unfinished(self, journal: Journal) -> None:
         """A game left without an end (the last run crashed or lost power, or an error cut

@@ -6,7 +6,8 @@ Nothing is taken on trust: after a machine move the board must show the position
 move leads to. Anything else is put right by the robot, or lit and shown for a person to
 put right, never ignored. A device that goes away (camera, serial port, engine) pauses
 the session with a message saying which; play goes on when it is back, the game as it
-was. Every event goes to the journal; the PDN is rewritten atomically after every move.
+was. Every event goes to the journal; the PDN is rewritten atomically after every move,
+after the `earlier` games the file held (see `damas.pdnfile`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from damas.rules.tracker_board import Observation
 
 from .camera import CameraLost
 from .journal import Journal, Replay
+from .pdnfile import after
 
 SIDE_NAMES = {WHITE: "white", BLACK: "black"}
+ENGINE_MAX_RETRY = 60.0  # seconds: the longest wait between tries of a failing engine
 
 
 class Stopped(Exception):
@@ -67,13 +70,15 @@ class PlaySession:
                  pdn: str | Path, *, replay: Replay | None = None, clock=time.monotonic,
                  wait=time.sleep, out=print, display=None,
                  stop: Callable[[], bool] = lambda: False, timer=None,
-                 on_move: Callable[[int, str, str], object] | None = None):
+                 on_move: Callable[[int, str, str], object] | None = None,
+                 earlier: str = ""):
         self.o = options
         self.variant = get_variant(options.variant)
         self.watch = watch
         self.mover = mover
         self.journal = journal
         self.pdn_path = Path(pdn)
+        self.earlier = earlier  # the games the PDN file held before this one
         self.clock = clock
         self.wait = wait
         self.out = out
@@ -242,28 +247,52 @@ class PlaySession:
         self._confirm(move, position)
 
     def _think(self) -> Move:
-        from damas.engine import EngineError, Limit, open_engine
+        """The engine's move. An engine that fails (crashed, silent, unreachable) pauses
+        the session: it is tried again after 2, 4, 8 … up to 60 seconds, with one
+        `paused` line in the journal and one `continued` when it answers. A spec that can
+        never work was refused before the game (`damas.engine.check_spec`)."""
+        from damas.engine import EngineEndedGame, EngineError, EngineSpecError, Limit
         from damas.engine.limits import NO_LIMIT
 
         limit = Limit(movetime=self.o.movetime) if self.o.movetime else NO_LIMIT
-        while True:
-            try:
-                if self.engine is None:
-                    self.engine = open_engine(self.o.engine, self.variant)
-                with self.timer("engine"):
-                    result = self.engine.play(self.game, limit)
-            except EngineError as e:
-                if self.engine is not None:
-                    self.engine.close()
-                    self.engine = None
-                self._pause("engine", str(e), lambda: True)
-                continue
-            if result.info is not None and self.display is not None:
-                from .web import white_men
+        answer = []
 
-                self.display.update(evaluation=white_men(result.info.score,
-                                                         self.game.position.turn))
-            return result.move
+        def attempt() -> None:
+            try:
+                answer.append(self._engine_move(limit))
+            except EngineEndedGame as e:  # an answer too, not a failure to retry
+                answer.append(e)
+
+        try:
+            attempt()
+        except EngineSpecError:
+            raise
+        except EngineError as e:
+            self._pause("engine", str(e), attempt, max_retry=ENGINE_MAX_RETRY)
+        result = answer[-1]
+        if isinstance(result, EngineEndedGame):  # a DXP engine ended the game: it ends here
+            self.ended = str(result)
+            raise Stopped
+        if result.info is not None and self.display is not None:
+            from .web import white_men
+
+            self.display.update(evaluation=white_men(result.info.score,
+                                                     self.game.position.turn))
+        return result.move
+
+    def _engine_move(self, limit):
+        from damas.engine import EngineError, open_engine
+
+        try:
+            if self.engine is None:
+                self.engine = open_engine(self.o.engine, self.variant)
+            with self.timer("engine"):
+                return self.engine.play(self.game, limit)
+        except EngineError:
+            if self.engine is not None:
+                self.engine.close()
+                self.engine = None
+            raise
 
     def _robot(self, action: Callable[[], object]) -> object:
         """Run a robot action and answer what it answered; False when it cannot be done
@@ -353,9 +382,11 @@ class PlaySession:
 
     # --- devices that go away -------------------------------------------------------------
 
-    def _pause(self, device: str, reason: str, attempt: Callable[[], object]) -> None:
+    def _pause(self, device: str, reason: str, attempt: Callable[[], object],
+               max_retry: float | None = None) -> None:
         wait_for_device(self.journal, device, reason, attempt, wait=self.wait,
-                        retry=self.o.retry, stop=self.stop, status=self._status)
+                        retry=self.o.retry, stop=self.stop, status=self._status,
+                        max_retry=max_retry)
 
     # --- output -----------------------------------------------------------------------------
 
@@ -373,7 +404,7 @@ class PlaySession:
         if result:
             pg.result = result
         text = write_pdn(pg)
-        atomic_write_text(self.pdn_path, text)
+        atomic_write_text(self.pdn_path, after(self.earlier, text))
         if self.display is not None:
             self.display.set_pdn(text)
 
@@ -422,16 +453,21 @@ def differing(squares: str, want: str) -> list[int]:
 
 def wait_for_device(journal: Journal, device: str, reason: str,
                     attempt: Callable[[], object], *, wait, retry: float,
-                    stop: Callable[[], bool], status: Callable[[str], None]) -> None:
+                    stop: Callable[[], bool], status: Callable[[str], None],
+                    max_retry: float | None = None) -> None:
     """Pause until `attempt()` works (returns anything but False, raises no DamasError),
-    trying every `retry` seconds; `paused` and `continued` go to the journal."""
+    trying every `retry` seconds, or with `max_retry` after a wait that doubles up to
+    it; `paused` and `continued` go to the journal, once each, whatever the tries."""
     journal.write("paused", device=device, reason=reason)
     status(f"PAUSED: {reason}")
     tries = 0
+    delay = retry
     while True:
         if stop():
             raise Stopped
-        wait(retry)
+        wait(delay)
+        if max_retry is not None:
+            delay = min(max_retry, delay * 2)
         tries += 1
         try:
             if attempt() is not False:

@@ -32,7 +32,7 @@ from damas.rules.tracker import Mode
 from damas.rules.tracker_board import Observation
 
 from .camera import CameraFeed, CameraLost
-from .clock import Clock, TimeControl, format_clock
+from .clock import Clock, TimeControl, clock_comment
 from .journal import Journal, replay_last_game
 
 PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a white king",
@@ -78,7 +78,8 @@ class Recorder:
             self.out(f"the journal is damaged: {replay.lost}")
         for ply, e in enumerate(replay.moves, start=1):
             self.clock.left = {WHITE: e["clock"]["white"], BLACK: e["clock"]["black"]}
-            self.clock_comments[ply] = [e["clock_comment"]]
+            self.clock_comments[ply] = [clock_comment(e["clock"])]  # from the times: one
+            # style in the PDN, whatever the journal's own comment says
         game = replay.game
         self.resumed_ply = game.ply
         self.out(f"resumed after {game.ply} plies: {game.position.fen()}")
@@ -240,12 +241,11 @@ class Recorder:
             self.started = True
             self.clock.start(now, self.tracker.position.turn)
         if event.kind == "move":
-            mover = self.clock.running
             self.clock.press(now)
-            left = self.clock.remaining(mover, now) if mover is not None else 0.0
-            comment = f"[%clock {'wb'[int(mover or 0)]}{format_clock(left)}]"
+            state = self.clock.state(now)
+            comment = clock_comment(state)
             self.clock_comments[self.tracker.game.ply] = [comment]
-            data.update(clock=self.clock.state(now), clock_comment=comment)
+            data.update(clock=state, clock_comment=comment)
             journal.write("move", **data)
             self._write_pdn()
             self.out(f"{event.notation}  ({comment})")

@@ -15,6 +15,7 @@ from .dxpclient import DxpEngine
 from .dxpserver import DxpServer
 from .errors import (
     EngineCrashed,
+    EngineEndedGame,
     EngineError,
     EngineIllegalMove,
     EngineProtocolError,
@@ -28,12 +29,14 @@ from .limits import Info, Limit, PlayResult
 from .match import MatchResult, MatchTimeControl, elo, parse_time_control, run_match
 from .randomplayer import RandomEngine
 from .search import WIN, Search, SearchResult, score_text
-from .spec import open_engine
+from .spec import check_spec, open_engine
 
 __all__ = [
     "LEVELS", "WIN", "BuiltinEngine", "DxpEngine", "DxpServer", "Engine", "EngineCrashed",
-    "EngineError", "EngineIllegalMove", "EngineProtocolError", "EngineSpecError",
+    "EngineEndedGame", "EngineError", "EngineIllegalMove", "EngineProtocolError",
+    "EngineSpecError",
     "EngineTimeout", "HubEngine", "HubServer", "Info", "Level", "Limit", "MatchResult",
-    "PlayResult", "RandomEngine", "Search", "SearchResult", "MatchTimeControl", "as_game", "elo",
-    "open_engine", "parse_time_control", "run_match", "score_text", "serve_hub",
+    "PlayResult", "RandomEngine", "Search", "SearchResult", "MatchTimeControl", "as_game",
+    "check_spec", "elo", "open_engine", "parse_time_control", "run_match", "score_text",
+    "serve_hub",
 ]

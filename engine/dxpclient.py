@@ -10,10 +10,20 @@ remote game in step with the caller's `Game`:
 - the caller took moves back (and maybe played others of our side): `BACKREQ` to where
   the two games part, then our moves; if the remote refuses, start again from a setup.
 
-Then wait for the remote's `MOVE`. Faults: a refused connection or a closed one raise
-EngineCrashed, silence EngineTimeout, a move that is not legal EngineIllegalMove. In every
-case the caller's game is unchanged and the next `play` reconnects and sets the position
-up again, so the game goes on.
+Then wait for the remote's `MOVE`. A `GAMEEND` instead of a move is the remote ending the
+game (resigning, claiming a draw or a win, or reaching the move count of the game
+request, as Scan 2.0 does): `play` raises EngineEndedGame with the claim, a result for
+the caller to record; the connection stays for the next game.
+
+The game request announces the time control: a clock as its minutes (whole minutes, at
+least one, rounded down so the remote never thinks it has more than it has) and 0
+moves, the whole game; DXP has no increment. A move time has no DXP form: it is
+announced as `GAME_MOVES` moves in that many move times, which a remote like Scan takes
+as the length of the game. Clocks are what DXP engines are made for.
+
+Faults: a refused connection or a closed one raise EngineCrashed, silence EngineTimeout,
+a move that is not legal EngineIllegalMove. In every case the caller's game is unchanged
+and the next `play` reconnects and sets the position up again, so the game goes on.
 """
 
 from __future__ import annotations
@@ -37,14 +47,22 @@ from .dxpwire import (
     MoveMessage,
     move_number,
 )
-from .errors import EngineError, EngineIllegalMove, EngineProtocolError, EngineTimeout
+from .errors import (
+    EngineEndedGame,
+    EngineError,
+    EngineIllegalMove,
+    EngineProtocolError,
+    EngineTimeout,
+)
 from .limits import NO_LIMIT, Info, Limit, PlayResult
 
 CONNECT_TIMEOUT = 5.0
 ANSWER_TIMEOUT = 10.0  # for GAMEACC, BACKACC and GAMEEND replies
 GRACE = 5.0  # beyond the expected thinking time
 UNTIMED_THINK_TIMEOUT = 120.0
-DEFAULT_GAME_MOVES = 50  # moves announced in GAMEREQ when a move time is given
+GAME_MOVES = 50  # moves announced in GAMEREQ when a move time is given
+CLAIMS = {EndReason.UNKNOWN: "unknown", EndReason.I_LOSE: "loss", EndReason.DRAW: "draw",
+          EndReason.I_WIN: "win"}
 
 
 class DxpEngine(Engine):
@@ -222,11 +240,13 @@ class DxpEngine(Engine):
             if isinstance(msg, MoveMessage):
                 return self._legal(position, msg)
             if isinstance(msg, GameEnd):
+                moves = len(self._moves) // 2
                 self._side_message(conn, msg)
-                reason = {1: "it resigned", 2: "it claims a draw", 3: "it claims a win"}
-                raise EngineProtocolError(
-                    f"DXP engine {self.name} ended the game instead of moving "
-                    f"({reason.get(msg.reason, 'no reason given')}); the game is unchanged")
+                claim = CLAIMS.get(msg.reason, "unknown")
+                said = {"loss": "resigned", "draw": "claims a draw", "win": "claims a win",
+                        "unknown": "gave no result"}[claim]
+                raise EngineEndedGame(f"DXP engine {self.name} ended the game after {moves} "
+                                      f"moves: it {said}", claim)
             if not isinstance(msg, Chat):
                 self._side_message(conn, msg)
 
@@ -241,11 +261,11 @@ class DxpEngine(Engine):
 
 
 def _time_control(limit: Limit) -> tuple[int, int]:
-    """(minutes, moves) announced in GAMEREQ."""
+    """(minutes, moves) announced in GAMEREQ (see the module's docstring)."""
     if limit.time is not None:
-        return max(1, math.ceil(limit.time / 60)), limit.moves_to_go or 0
+        return max(1, math.floor(limit.time / 60 + 1e-9)), limit.moves_to_go or 0
     if limit.movetime is not None:
-        return max(1, math.ceil(limit.movetime * DEFAULT_GAME_MOVES / 60)), DEFAULT_GAME_MOVES
+        return max(1, math.ceil(limit.movetime * GAME_MOVES / 60)), GAME_MOVES
     return 0, 0
 
 

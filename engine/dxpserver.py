@@ -8,6 +8,9 @@ unless it is the answer to ours. `BACKREQ` is accepted when the position asked f
 the game. Games follow one another on a connection until the remote closes it or ends a
 game with stop=1; connections are served one at a time.
 
+A message DXP does not allow (malformed, a wrong length) ends that connection, with a
+chat line saying why; the server goes on to the next one.
+
 The player behind the server is any `Engine`: the built-in one for `damas dxp`, and the
 same class lets a DXP program play the physical board.
 """
@@ -67,6 +70,11 @@ class DxpServer:
                 _Session(conn, engine, self).run()
             except EngineCrashed:
                 pass  # the remote went away: wait for the next one
+            except EngineError as e:  # it sent what DXP does not allow: that peer goes
+                try:
+                    conn.send(Chat(f"closing the connection: {e}"))
+                except EngineError:
+                    pass
             finally:
                 engine.close()
                 conn.close()

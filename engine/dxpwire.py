@@ -19,7 +19,9 @@ import socket
 import time
 from dataclasses import dataclass
 
-from damas.rules import Color, Position, Variant
+from damas.rules import Color, DamasError, Position, Variant
+from damas.rules.fen import write_fen
+from damas.rules.geometry import clip
 
 from .errors import EngineCrashed, EngineProtocolError, EngineTimeout
 
@@ -121,44 +123,65 @@ def _colour(ch: str) -> Color:
     raise ValueError(f"colour {ch!r} is neither W nor Z")
 
 
+_LENGTHS = {"A": 34, "E": 3, "B": 5, "K": 2}  # fixed-length messages; R and M vary
+
+
+def _int(text: str, width: int) -> int:
+    """A fixed-width field of ASCII digits (`int` alone takes " 7", "+7", "1_0", "٣")."""
+    if len(text) != width or not (text.isascii() and text.isdigit()):
+        raise ValueError(f"{text!r} is not {width} digits")
+    return int(text)
+
+
 def decode(text: str, variant: Variant | None = None) -> Message:
     """One message (without its NUL). A setup needs the variant to become a Position;
-    EngineProtocolError for anything malformed."""
+    EngineProtocolError for anything malformed, including a wrong length."""
     try:
         kind = text[:1]
+        if kind in _LENGTHS and len(text) != _LENGTHS[kind]:
+            raise ValueError(f"a {kind} message has {_LENGTHS[kind]} characters, not "
+                             f"{len(text)}")
         if kind == "R":
             setup = None
             if text[42:43] == "B":
                 if variant is None:
                     raise ValueError("a setup position needs the variant")
-                board = text[44:44 + variant.squares]
-                if len(board) != variant.squares:
-                    raise ValueError(f"setup has {len(board)} squares, not {variant.squares}")
+                if len(text) != 44 + variant.squares:
+                    raise ValueError(f"a setup is a side and {variant.squares} squares")
+                board = text[44:]
                 pieces = {sq: _PIECE_BACK[c] for sq, c in enumerate(board, 1) if c != "e"}
-                setup = Position.from_pieces(variant, pieces, _colour(text[43]))
-            elif text[42:43] != "A":
-                raise ValueError("setup flag is neither A nor B")
-            return GameRequest(text[3:35].rstrip(), _colour(text[35]), int(text[36:39]),
-                               int(text[39:42]), setup, int(text[1:3]))
+                setup = _position(variant, pieces, _colour(text[43]))
+            elif text[42:43] != "A" or len(text) != 43:
+                raise ValueError("setup flag is neither A (43 characters) nor B")
+            return GameRequest(text[3:35].rstrip(), _colour(text[35]), _int(text[36:39], 3),
+                               _int(text[39:42], 3), setup, _int(text[1:3], 2))
         if kind == "A":
-            return GameAccept(text[1:33].rstrip(), int(text[33]))
+            return GameAccept(text[1:33].rstrip(), _int(text[33], 1))
         if kind == "M":
-            n = int(text[9:11])
-            captured = tuple(int(text[11 + 2 * i: 13 + 2 * i]) for i in range(n))
-            if len(text) < 11 + 2 * n:
-                raise ValueError("fewer captured squares than announced")
-            return MoveMessage(int(text[1:5]), int(text[5:7]), int(text[7:9]), captured)
+            n = _int(text[9:11], 2)
+            if len(text) != 11 + 2 * n:
+                raise ValueError(f"{n} captured squares make {11 + 2 * n} characters, not "
+                                 f"{len(text)}")
+            captured = tuple(_int(text[11 + 2 * i: 13 + 2 * i], 2) for i in range(n))
+            return MoveMessage(_int(text[1:5], 4), _int(text[5:7], 2), _int(text[7:9], 2),
+                               captured)
         if kind == "E":
-            return GameEnd(int(text[1]), int(text[2]))
+            return GameEnd(_int(text[1], 1), _int(text[2], 1))
         if kind == "C":
             return Chat(text[1:])
         if kind == "B":
-            return BackRequest(int(text[1:4]), _colour(text[4]))
+            return BackRequest(_int(text[1:4], 3), _colour(text[4]))
         if kind == "K":
-            return BackAccept(int(text[1]))
+            return BackAccept(_int(text[1], 1))
         raise ValueError("unknown message type")
-    except (ValueError, IndexError, KeyError) as e:
-        raise EngineProtocolError(f"bad DXP message {text!r}: {e}") from None
+    except (ValueError, IndexError, KeyError, DamasError) as e:
+        raise EngineProtocolError(f"bad DXP message {clip(text, 60)!r}: {e}") from None
+
+
+def _position(variant: Variant, pieces: dict[int, str], turn: Color) -> Position:
+    """A setup, checked as a FEN is: no man on its crowning row, no side with more
+    pieces than it starts with."""
+    return Position.from_fen(write_fen(int(turn), pieces), variant)
 
 
 class Connection:

@@ -26,3 +26,13 @@ class EngineIllegalMove(EngineError):
 
 class EngineProtocolError(EngineError):
     """The engine said something the protocol does not allow (e.g. refused a game)."""
+
+
+class EngineEndedGame(DamasError):
+    """The engine ended the game instead of moving (DXP's GAMEEND): a result, not a
+    fault. `claim` is from the engine's side: win, loss, draw or unknown (Scan ends a
+    game so at the move count of the game request)."""
+
+    def __init__(self, message: str, claim: str):
+        super().__init__(message)
+        self.claim = claim

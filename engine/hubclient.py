@@ -5,6 +5,10 @@ Each move: `new-game` when the game changed, `pos pos=<start> moves="…"` (the 
 so the engine sees repetitions), `level …` from the `Limit`, `go think` → `info …`* →
 `done move=… [ponder=…]`.
 
+That is Hub-2 (Scan 3.x). An engine that answers `hub` with `name …` lines instead of
+`id name=…` speaks Hub-1 (Scan 2.0): the same life, its own lines (`hub1.py`); `params`
+are then sent as `set <name> <value>` (Scan 2.0's settings of scan.ini).
+
 Faults: if the engine says nothing for longer than the move should take plus a grace, it
 is sent `stop`, then killed, and `play` raises EngineTimeout; if it dies, EngineCrashed;
 an illegal answer, EngineIllegalMove. The caller's game is never touched, and the next
@@ -16,12 +20,21 @@ from __future__ import annotations
 import threading
 import time
 
-from damas.rules import Game, Position, Variant
+from damas.rules import DamasError, Game, Position, Variant
 from damas.rules import variant as get_variant
+from damas.rules.geometry import clip
 
+from . import hub1
 from .base import Engine, InfoCallback, as_game, checked_move, position_to_play
 from .errors import EngineProtocolError, EngineTimeout
-from .hubwire import format_line, parse_line, position_to_hub, score_from_hub
+from .hubwire import (
+    format_line,
+    info_with_pv,
+    number,
+    parse_line,
+    position_to_hub,
+    score_from_hub,
+)
 from .limits import NO_LIMIT, Info, Limit, PlayResult
 from .process import LineProcess
 
@@ -46,6 +59,7 @@ class HubEngine(Engine):
         self.cwd = cwd
         self.id: dict[str, str] = {}
         self.engine_params: dict[str, dict[str, str]] = {}
+        self.dialect = 2  # Hub-2, or 1: told by the handshake
         self._proc: LineProcess | None = None
         self._last_start: Position | None = None
         self._thinking = threading.Event()
@@ -67,6 +81,7 @@ class HubEngine(Engine):
     def _handshake(self, proc: LineProcess) -> None:
         proc.send("hub", "starting")
         deadline = time.monotonic() + self.handshake_timeout
+        old_names = {}
         while True:
             line = parse_line(proc.readline(deadline - time.monotonic(), "answering `hub`"))
             if line.command == "wait":
@@ -75,12 +90,25 @@ class HubEngine(Engine):
                 self.id = dict(line.args)
             elif line.command == "param" and "name" in line.args:
                 self.engine_params[line.args["name"]] = dict(line.args)
-        settings = dict(self.params)
-        if "variant" in self.engine_params and "variant" not in settings:
-            settings["variant"] = self._variant_value()
-        for key, value in settings.items():
-            proc.send(format_line("set-param", name=key, value=value), "setting parameters")
+            elif line.command in ("name", "author", "country") and not line.args:
+                old_names[line.command] = " ".join(line.words)  # Hub-1: `name Scan 2.0`
+        if old_names and not self.id:
+            self.dialect, self.id = 1, old_names
+            if self.variant.name != "international":
+                raise EngineProtocolError(
+                    f"engine {self.name} speaks Hub-1 (Scan 2.0), which plays international "
+                    f"draughts only, not {self.variant.name}")
+            for key, value in self.params.items():
+                proc.send(f"set {key} {value}", "setting parameters")
+        else:
+            settings = dict(self.params)
+            if "variant" in self.engine_params and "variant" not in settings:
+                settings["variant"] = self._variant_value()
+            for key, value in settings.items():
+                proc.send(format_line("set-param", name=key, value=value),
+                          "setting parameters")
         proc.send("init", "initialising")
+        deadline = time.monotonic() + self.handshake_timeout  # loading tables takes time
         while True:
             line = parse_line(proc.readline(deadline - time.monotonic(), "answering `init`"))
             if line.command == "ready":
@@ -114,13 +142,19 @@ class HubEngine(Engine):
         position = position_to_play(game)
         proc = self._live()
         if self._last_start != game.start:
-            proc.send("new-game", "starting a game")
+            proc.send("new-game" if self.dialect == 2 else "new", "starting a game")
             self._last_start = game.start
-        moves = " ".join(m.hub for m in game.moves)
-        proc.send(format_line("pos", pos=position_to_hub(game.start), moves=moves or None),
-                  "receiving the position")
-        proc.send(_level_line(limit), "receiving the time limit")
-        proc.send("go think", "starting to think")
+        if self.dialect == 1:
+            lines = [*hub1.position_lines(game), hub1.limit_line(limit), "go"]
+        else:
+            moves = " ".join(m.hub for m in game.moves)
+            lines = [format_line("pos", pos=position_to_hub(game.start), moves=moves or None),
+                     _level_line(limit), "go think"]
+        *position_lines, level, go = lines
+        for line in position_lines:
+            proc.send(line, "receiving the position")
+        proc.send(level, "receiving the time limit")
+        proc.send(go, "starting to think")
         self._thinking.set()
         try:
             return self._await_done(proc, position, limit, on_info)
@@ -152,24 +186,31 @@ class HubEngine(Engine):
                 proc.send("stop", "being stopped")
                 stopped, deadline = True, time.monotonic() + self.grace
                 continue
-            line = parse_line(text)
-            if line.command == "info":
-                last_info = _info_from(line.args, position)
-                if on_info is not None and last_info is not None:
-                    on_info(last_info)
-            elif line.command == "done":
-                move = checked_move(position, line.args.get("move", ""), self.name)
+            if self.dialect == 1:
+                line = parse_line(text) if text.startswith("error") else None
+                info = hub1.parse_info(text, position) if text.startswith("info ") else None
+                answer = hub1.parse_answer(text)
+            else:
+                line = parse_line(text)
+                info = _info_from(line.args, position) if line.command == "info" else None
+                answer = ((line.args.get("move", ""), line.args.get("ponder"))
+                          if line.command == "done" else None)
+            if info is not None:
+                last_info = info
+                if on_info is not None:
+                    on_info(info)
+            elif answer is not None:
+                move = checked_move(position, answer[0], self.name)
                 ponder = None
-                if "ponder" in line.args:
-                    after = position.play(move)
+                if answer[1] is not None:
                     try:
-                        ponder = after.parse_move(line.args["ponder"])
-                    except Exception:
+                        ponder = position.play(move).parse_move(answer[1])
+                    except DamasError:
                         ponder = None
                 return PlayResult(move, last_info, ponder)
-            elif line.command == "error":
-                raise EngineProtocolError(
-                    f"engine {self.name}: {line.args.get('message', text)}")
+            elif line is not None and line.command == "error":
+                message = line.args.get("message") or " ".join(line.words) or text
+                raise EngineProtocolError(f"engine {self.name}: {clip(message, 80)}")
 
     def stop(self) -> None:
         if self._proc is not None and self._thinking.is_set():
@@ -231,24 +272,13 @@ def _expected_seconds(limit: Limit) -> float | None:
 
 
 def _info_from(args: dict[str, str], position: Position) -> Info | None:
+    """An `info` line as an Info; None when its numbers are not numbers (it is only
+    information: the move comes with `done`)."""
     try:
-        depth = int(float(args.get("depth", "0")))
-        nodes = int(float(args.get("nodes", "0")))
-        seconds = float(args.get("time", "0"))
-    except ValueError:
+        depth = int(number(args.get("depth", "0"), "depth", 0, 10 ** 4))
+        nodes = int(number(args.get("nodes", "0"), "nodes", 0, 10 ** 18))
+        seconds = number(args.get("time", "0"), "time", 0, 10 ** 7)
+    except EngineProtocolError:
         return None
-    pv_text = tuple(args.get("pv", "").split())
-    pv, pos = [], position
-    for text in pv_text:
-        try:
-            move = pos.parse_move(text)
-        except Exception:
-            break
-        pv.append(move)
-        pos = pos.play(move)
-    notations, pos = [], position
-    for move in pv:
-        notations.append(pos.notation(move))
-        pos = pos.play(move)
-    return Info(depth, score_from_hub(args.get("score", "0")), nodes, seconds, tuple(pv),
-                tuple(notations))
+    return info_with_pv(depth, score_from_hub(args.get("score", "0")), nodes, seconds,
+                    args.get("pv", "").split(), position)

@@ -16,9 +16,11 @@ import time
 from typing import TextIO
 
 from damas.rules import DamasError, Game, Position, variant
+from damas.rules.geometry import clip
 
 from .builtin import BuiltinEngine
-from .hubwire import format_line, parse_line, position_from_hub, score_to_hub
+from .errors import EngineProtocolError
+from .hubwire import format_line, number, parse_line, position_from_hub, score_to_hub
 from .levels import DEFAULT_LEVEL
 from .limits import Info, Limit
 from .timecontrol import budget
@@ -27,6 +29,10 @@ ENGINE_ID = {"name": "damas", "version": "0.1", "author": "damas contributors",
              "country": "Brazil"}
 VARIANTS = ("international", "brazilian", "english")
 INFINITE_SECONDS = 10 ** 6  # "until stop": a deadline no game reaches
+MAX_SECONDS = 10 ** 6  # a time in a `level` line (eleven days)
+LEVEL_NUMBERS = {"depth": (1, 200, True), "nodes": (1, 10 ** 12, True),
+                 "moves": (1, 1000, True), "move-time": (0.001, MAX_SECONDS, False),
+                 "time": (0, MAX_SECONDS, False), "inc": (0, MAX_SECONDS, False)}
 
 
 class HubServer:
@@ -84,11 +90,11 @@ class HubServer:
     def on_set_param(self, line) -> None:
         name, value = line.args.get("name"), line.args.get("value", "")
         if name == "variant":
-            self.variant_name = "international" if value == "normal" else value
-            variant(self.variant_name)  # raises on an unknown name
-            self.engine = None
+            wanted = "international" if value == "normal" else value
+            variant(wanted)  # raises on an unknown name, before anything changes
+            self.variant_name, self.engine = wanted, None
         elif name == "level":
-            self.level = int(value)
+            self.level = number(value, "level", 1, 10, integer=True)
             self.engine = None
 
     def on_init(self, line) -> None:
@@ -113,19 +119,24 @@ class HubServer:
         self.game = game
 
     def on_level(self, line) -> None:
+        """Every number given is checked, used or not: a malformed one is an error."""
         a = line.args
+        n = {key: number(a[key], key, lo, hi, integer)
+             for key, (lo, hi, integer) in LEVEL_NUMBERS.items() if key in a}
         if "infinite" in line.words:
             self.limit = Limit(movetime=INFINITE_SECONDS)
-        elif "depth" in a:
-            self.limit = Limit(depth=int(a["depth"]))
-        elif "move-time" in a:
-            self.limit = Limit(movetime=float(a["move-time"]))
-        elif "nodes" in a:
-            self.limit = Limit(nodes=int(a["nodes"]))
-        elif "time" in a:
-            moves = int(a["moves"]) if "moves" in a else None
-            self.limit = Limit(time=float(a["time"]), inc=float(a.get("inc", 0)),
-                               moves_to_go=moves)
+        elif "depth" in n:
+            self.limit = Limit(depth=n["depth"])
+        elif "move-time" in n:
+            self.limit = Limit(movetime=n["move-time"])
+        elif "nodes" in n:
+            self.limit = Limit(nodes=n["nodes"])
+        elif "time" in n:
+            self.limit = Limit(time=n["time"], inc=n.get("inc", 0.0),
+                               moves_to_go=n.get("moves"))
+        else:
+            raise EngineProtocolError(f"level {' '.join(f'{k}={clip(v)}' for k, v in a.items())}"
+                                      ": give depth, move-time, nodes, time or infinite")
 
     def on_go(self, line) -> None:
         self.on_stop(None)

@@ -16,11 +16,15 @@ Positions are `W` or `B` (side to move) then one character per square, 1 to the 
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
-from damas.rules import Color, Position, Variant
+from damas.rules import Color, DamasError, Position, Variant
+from damas.rules.geometry import clip
 
 from .errors import EngineProtocolError
+from .limits import Info
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,8 @@ class HubLine:
 
 
 def parse_line(line: str) -> HubLine:
-    """Split a Hub line; unbalanced quotes raise EngineProtocolError."""
+    """Split a Hub line; unbalanced quotes or a key given twice raise
+    EngineProtocolError."""
     tokens: list[str] = []
     current, quoted, in_quotes = [], False, False
     for ch in line.strip():
@@ -54,6 +59,9 @@ def parse_line(line: str) -> HubLine:
     for tok in tokens[1:]:
         key, eq, value = tok.partition("=")
         if eq:
+            if key in args:  # which one would be meant?
+                raise EngineProtocolError(f"Hub line {clip(line, 40)!r} gives {clip(key)} "
+                                          "twice")
             args[key] = value
         else:
             words.append(tok)
@@ -87,6 +95,21 @@ def position_from_hub(text: str, variant: Variant) -> Position:
     return Position.from_pieces(variant, pieces, Color.WHITE if text[0] == "W" else Color.BLACK)
 
 
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]{1,15}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
+
+
+def number(text: str, name: str, lo: float, hi: float, integer: bool = False) -> float:
+    """A number of a Hub line, in ASCII, finite and within [lo, hi] (`float` alone also
+    takes nan, inf, 1_000 and other scripts' digits); EngineProtocolError otherwise."""
+    pattern = r"[0-9]{1,15}" if integer else _DECIMAL
+    value = float(text) if re.fullmatch(pattern, text) else math.nan
+    if not (math.isfinite(value) and lo <= value <= hi):
+        kind = "a whole number" if integer else "a number"
+        raise EngineProtocolError(f"{name}={clip(text)!r}: {name} must be {kind} from "
+                                  f"{lo:g} to {hi:g}")
+    return int(value) if integer else value
+
+
 def score_to_hub(score: int) -> str:
     """Scores are written in men (Scan's unit); a win in n plies as 100 - n/100, the
     convention Hub GUIs read back as a win."""
@@ -94,7 +117,26 @@ def score_to_hub(score: int) -> str:
 
 
 def score_from_hub(text: str) -> int:
+    """Hundredths of a man from a score in men; 0 for what is not a number."""
     try:
-        return round(float(text) * 100)
-    except ValueError:
+        return round(number(text, "score", -1e6, 1e6) * 100)
+    except EngineProtocolError:
         return 0
+
+
+def info_with_pv(depth: int, score: int, nodes: int, seconds: float, pv_text: list[str],
+                 position: Position) -> Info:
+    """The Info, with as much of the principal variation as is legal."""
+    pv, pos = [], position
+    for text in pv_text:
+        try:
+            move = pos.parse_move(text)
+        except DamasError:
+            break
+        pv.append(move)
+        pos = pos.play(move)
+    notations, pos = [], position
+    for move in pv:
+        notations.append(pos.notation(move))
+        pos = pos.play(move)
+    return Info(depth, score, nodes, seconds, tuple(pv), tuple(notations))

@@ -22,7 +22,7 @@ from damas.rules import Color, DamasError, Game, Position, Variant
 from damas.rules import variant as get_variant
 
 from .base import Engine
-from .errors import EngineError
+from .errors import EngineEndedGame, EngineError
 from .limits import Limit
 
 DEFAULT_MAX_PLIES = 400  # a game still going after this many plies is adjudicated a draw
@@ -191,6 +191,12 @@ def play_game(white: Engine, black: Engine, opening: Game, tc: MatchTimeControl,
         started = clock()
         try:
             result = engine.play(game, tc.limit(clocks[side]))
+        except EngineEndedGame as e:  # a result: resigned, claimed, or its move count
+            winner = {"win": side, "loss": side.opponent}.get(e.claim)
+            reason = f"{engine.name} ended the game: " + {
+                "win": "claims a win", "loss": "resigns", "draw": "claims a draw",
+                "unknown": "no result given (a draw)"}[e.claim]
+            return game, results[2] if winner is None else results[winner], winner, reason
         except EngineError as e:
             raise EngineError(f"{e} [{engine.name}, {'White' if side == 0 else 'Black'}, "
                               f"ply {game.ply + 1}]") from None

@@ -7,6 +7,7 @@ squares are those with row + column odd, numbered left to right, top row first
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -51,20 +52,31 @@ class Geometry:
         return f"{FILES[col]}{self.size - row}"
 
     def parse(self, text: str) -> int:
-        """A square given as a Manoury number ("32") or an algebraic name ("c3")."""
+        """A square given as a Manoury number ("32") or an algebraic name ("c3"), in ASCII
+        digits (`str.isdigit` also takes "²", which `int` refuses)."""
         text = text.strip()
-        if text.isdigit():
+        if _NUMBER.fullmatch(text):
             return self.check(int(text))
-        if len(text) >= 2 and text[0].lower() in FILES[: self.size] and text[1:].isdigit():
-            row = self.size - int(text[1:])
-            square = self.square_at(row, FILES.index(text[0].lower()))
+        m = _ALGEBRAIC.fullmatch(text)
+        if m and m.group(1).lower() in FILES[: self.size]:
+            square = self.square_at(self.size - int(m.group(2)), FILES.index(m.group(1).lower()))
             if square is not None:
                 return square
-        raise SquareError(f"{text!r} is not a dark square of the {self.size}x{self.size} board")
+        raise SquareError(f"{clip(text)!r} is not a dark square of the {self.size}x{self.size} "
+                          "board")
 
     @property
     def all_squares(self) -> range:
         return range(1, self.squares + 1)
+
+
+_NUMBER = re.compile(r"[0-9]{1,3}")  # no board has a square number of four digits
+_ALGEBRAIC = re.compile(r"([a-zA-Z])([0-9]{1,2})")
+
+
+def clip(text: str, width: int = 24) -> str:
+    """A piece of user input short enough to quote in a one-line message."""
+    return text if len(text) <= width else text[:width] + "…"
 
 
 @cache

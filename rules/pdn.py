@@ -2,7 +2,10 @@
 
 Reading tolerates what real files do (missing results or move numbers, `:` or `-` for
 captures, long or short capture notation, lower-case tag names, CRLF, a BOM, variations
-which are skipped) and rejects the rest with a PdnError giving line and column.
+which are skipped) and rejects the rest with a PdnError giving line and column. The
+GameType tag says how squares are named (`damas.rules.gametype`): numbers, algebraic
+names (Brazilian, GameType 26), or numbers from another corner, which are translated.
+Writing names squares as the variant does: Brazilian moves and FENs are algebraic.
 
 >>> games = read_pdn('[GameType "21"]\\n1. 11-15 23-19 2. 8-11 *')
 >>> games[0].game.position.fen()
@@ -15,12 +18,17 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import DamasError, PdnError
+from .fen import parse_fen
 from .game import Game
+from .gametype import read_gametype
+from .geometry import clip, geometry
 from .position import Position
-from .variant import Color, Variant, by_gametype
+from .variant import Color, Variant
 from .variant import variant as get_variant
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+UNKNOWN = {"Date": "????.??.??", "Result": "*"}  # PDN 3.0's unknown values; "?" otherwise
+MAX_NAG = 255
 NAG_SYMBOLS = {"!": 1, "?": 2, "!!": 3, "??": 4, "!?": 5, "?!": 6}
 SYMBOL_OF_NAG = {n: s for s, n in NAG_SYMBOLS.items()}
 WHITE_WINS, BLACK_WINS, DRAWS = {"2-0", "1-0"}, {"0-2", "0-1"}, {"1-1", "1/2-1/2", "0-0"}
@@ -32,10 +40,10 @@ _TOKEN = re.compile(r"""
   | (?P<line_comment>;[^\n]*)
   | (?P<open>\()
   | (?P<close>\))
-  | (?P<nag>\$\d+)
+  | (?P<nag>\$[0-9]+)
   | (?P<result>(?:2-0|0-2|1-1|1-0|0-1|0-0|1/2-1/2|\*)(?![\w\-x:]))
-  | (?P<number>\d+\.+)
-  | (?P<move>[a-jA-J]?\d+(?:[-x:X][a-jA-J]?\d+)+)(?P<suffix>[!?]{1,2})?
+  | (?P<number>[0-9]+\.+)
+  | (?P<move>[a-jA-J]?[0-9]+(?:[-x:X][a-jA-J]?[0-9]+)+)(?P<suffix>[!?]{1,2})?
 """, re.VERBOSE)
 _TAG = re.compile(r'\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\]')
 
@@ -47,6 +55,7 @@ class PdnGame:
     comments: dict[int, list[str]] = field(default_factory=dict)  # after ply N; 0 = before
     nags: dict[int, list[int]] = field(default_factory=dict)  # on ply N (1 = first move)
     result: str = "*"
+    offset: int = field(default=0, compare=False)  # where it begins in the text read
 
     @classmethod
     def from_game(cls, game: Game, **tags: str) -> PdnGame:
@@ -107,12 +116,12 @@ def read_pdn(text: str, variant: Variant | str = "international") -> list[PdnGam
                 games.append(builder.finish())
                 builder = None
             if builder is None:
-                builder = _Builder(default, fail)
+                builder = _Builder(default, fail, start)
             value = re.sub(r"\\(.)", r"\1", t.group("value"))
             builder.tag(_canonical_tag(t.group("name")), value, start)
             continue
         if builder is None:
-            builder = _Builder(default, fail)
+            builder = _Builder(default, fail, start)
         if kind == "comment":
             end = text.find("}", pos)
             if end < 0:
@@ -124,7 +133,10 @@ def read_pdn(text: str, variant: Variant | str = "international") -> list[PdnGam
         elif kind == "close":
             fail("')' without a '(' before it", start)
         elif kind == "nag":
-            builder.nag(int(m.group("nag")[1:]))
+            digits = m.group("nag")[1:]
+            if len(digits) > 3 or int(digits) > MAX_NAG:
+                fail(f"NAG ${clip(digits, 8)} is not one of $0..${MAX_NAG}", start)
+            builder.nag(int(digits))
         elif kind == "number":
             continue
         elif kind == "result":
@@ -171,8 +183,9 @@ def _canonical_tag(name: str) -> str:
 class _Builder:
     """Collects one game while it is read."""
 
-    def __init__(self, default: Variant, fail):
-        self.default, self.fail = default, fail
+    def __init__(self, default: Variant, fail, offset: int):
+        self.default, self.fail, self.offset = default, fail, offset
+        self.numbers: dict[int, int] | None = None  # the file's square numbers → Manoury
         self.tags: dict[str, str] = {}
         self.tag_offsets: dict[str, int] = {}
         self.game: Game | None = None
@@ -192,17 +205,16 @@ class _Builder:
         if self.game is None:
             v = self.default
             if "GameType" in self.tags:
-                number = self.tags["GameType"].split(",")[0].strip()
-                found = by_gametype(int(number)) if number.isdigit() else None
-                if found is None:
-                    self.fail(f"GameType {self.tags['GameType']!r} is not a variant damas "
-                              "knows (20 international, 21 english, 26 brazilian)",
-                              self.tag_offsets["GameType"])
-                v = found
+                try:
+                    gametype = read_gametype(self.tags["GameType"])
+                except DamasError as e:
+                    self.fail(str(e), self.tag_offsets["GameType"])
+                v, self.numbers = gametype.variant, gametype.numbers
             start = None
             if self.tags.get("FEN"):
                 try:
-                    start = Position.from_fen(self.tags["FEN"], v)
+                    turn, pieces = parse_fen(self.tags["FEN"], v, self.numbers)
+                    start = Position.from_pieces(v, pieces, turn)
                 except DamasError as e:
                     self.fail(str(e), self.tag_offsets["FEN"])
             self.game = Game(v, start=start)
@@ -221,9 +233,21 @@ class _Builder:
     def move(self, text: str, offset: int) -> None:
         game = self._ensure_game()
         try:
-            game.push(text)
+            game.push(self._in_manoury(text))
         except DamasError as e:
-            self.fail(f"move {game.ply // 2 + 1} ({text}): {e}", offset)
+            self.fail(f"move {game.ply // 2 + 1} ({clip(text)}): {e}", offset)
+
+    def _in_manoury(self, text: str) -> str:
+        if self.numbers is None:
+            return text
+        numbers = self.numbers
+
+        def square(m: re.Match) -> str:
+            if m.group(1) or int(m.group(2)) not in numbers:
+                return m.group()  # algebraic, or off the board: the move's own error
+            return str(numbers[int(m.group(2))])
+
+        return re.sub(r"([a-jA-J]?)([0-9]{1,3})(?![0-9])", square, text)
 
     def set_result(self, text: str) -> None:
         self._ensure_game()
@@ -236,7 +260,7 @@ class _Builder:
         tags = dict(self.tags)
         if "Result" in tags:
             tags["Result"] = _in_variant_notation(tags["Result"], game.variant)
-        return PdnGame(tags, game, self.comments, self.nags, result)
+        return PdnGame(tags, game, self.comments, self.nags, result, self.offset)
 
 
 def _in_variant_notation(result: str, v: Variant) -> str:
@@ -259,10 +283,10 @@ def write_pdn(games: list[PdnGame] | PdnGame, width: int = 79) -> str:
 
 def _write_one(pg: PdnGame, width: int) -> str:
     game = pg.game
-    tags = {name: "?" for name in ROSTER}
+    tags = {name: UNKNOWN.get(name, "?") for name in ROSTER}
     tags.update(pg.tags)
     tags["Result"] = pg.result
-    tags["GameType"] = pg.tags.get("GameType", str(game.variant.gametype))
+    tags["GameType"] = str(game.variant.gametype)  # our notation, whatever the file read had
     if game.is_setup:
         tags["FEN"] = game.start.fen()
     else:
@@ -271,6 +295,7 @@ def _write_one(pg: PdnGame, width: int) -> str:
     words: list[str] = []
     words += [f"{{{c}}}" for c in pg.comments.get(0, [])]
     first = game.variant.first_to_move
+    named = _namer(game.variant)
     number = 1
     interrupted = True  # a comment before a second mover's move calls for "N..."
     for ply, (pos, notation) in enumerate(zip(game.positions, game.notations(),
@@ -281,7 +306,7 @@ def _write_one(pg: PdnGame, width: int) -> str:
             words.append(f"{number}...")
         nags = pg.nags.get(ply, [])
         symbols = "".join(SYMBOL_OF_NAG[n] for n in nags[:1] if n in SYMBOL_OF_NAG)
-        words.append(notation + symbols)
+        words.append(named(notation) + symbols)
         words += [f"${n}" for n in nags[1 if symbols else 0:]]
         comments = pg.comments.get(ply, [])
         words += [f"{{{c}}}" for c in comments]
@@ -292,6 +317,14 @@ def _write_one(pg: PdnGame, width: int) -> str:
     lines.append("")
     lines += _wrap(words, width)
     return "\n".join(lines) + "\n"
+
+
+def _namer(v: Variant):
+    """Move text as the variant's files write it: Brazilian squares algebraic (c3-d4)."""
+    if v.notation != "algebraic":
+        return lambda notation: notation
+    g = geometry(v.size)
+    return lambda notation: re.sub(r"[0-9]+", lambda m: g.algebraic(int(m.group())), notation)
 
 
 def _escape(value: str) -> str:

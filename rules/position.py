@@ -14,7 +14,7 @@ from __future__ import annotations
 from .bitboard import Layout, layout
 from .errors import IllegalMoveError, NotationError
 from .fen import parse_fen, write_fen
-from .geometry import geometry
+from .geometry import clip, geometry
 from .move import Move
 from .movegen import Rules, captures, quiet_moves, rules_for
 from .variant import Color, Variant
@@ -109,7 +109,8 @@ class Position:
         return dict(sorted(out.items()))
 
     def fen(self) -> str:
-        return write_fen(int(self.turn), self.pieces())
+        """PDN 3.0 FEN; Brazilian squares are algebraic, as PDN GameType 26 writes them."""
+        return write_fen(int(self.turn), self.pieces(), self.variant.notation)
 
     def material(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """((kings, men) of White, (kings, men) of Black)."""
@@ -184,17 +185,19 @@ class Position:
         return move.long if len(twins) > 1 else move.short
 
     def parse_move(self, text: str) -> Move:
-        """A legal move from `32-28`, `28x19`, `28x19x8` (landing squares) or the Hub form
-        `28x19x23` (start, end, captured squares). Squares may be algebraic on 8x8."""
+        """A legal move from `32-28`, `28x19`, `28x19x8` (landing squares: some of ours, or
+        every one of another route a flying king may take) or the Hub form `28x19x23`
+        (start, end, captured squares). Squares may be algebraic on 8x8."""
         g = geometry(self.variant.size)
         raw = text.strip().rstrip("!?+#*").strip() if isinstance(text, str) else ""
         parts = raw.replace(":", "x").replace("X", "x").replace("-", "x").split("x")
         if len(parts) < 2 or not all(parts):
-            raise NotationError(f"{text!r} is not a move (e.g. 32-28, 28x19 or 28x19x8)")
+            raise NotationError(f"{clip(str(text))!r} is not a move (e.g. 32-28, 28x19 or "
+                                "28x19x8)")
         try:
             squares = [g.parse(p) for p in parts]
         except Exception as e:
-            raise NotationError(f"{text!r}: {e}") from None
+            raise NotationError(str(e)) from None
         start, end, middle = squares[0], squares[-1], squares[1:-1]
         hub_start, hub_end, hub_captured = squares[0], squares[1], set(squares[2:])
         matches = []
@@ -202,14 +205,37 @@ class Position:
             as_path = m.start == start and m.end == end and _is_subsequence(middle, m.path[1:-1])
             as_hub = (len(squares) > 2 and m.start == hub_start and m.end == hub_end
                       and set(m.captured) == hub_captured)
-            if as_path or as_hub:
+            as_route = (not as_path and len(squares) > 2 and m.start == start and m.end == end
+                        and self._is_route(m, squares))
+            if as_path or as_hub or as_route:
                 matches.append(m)
         if not matches:
-            raise NotationError(f"{text!r} is not a legal move in {self.fen()}")
+            raise NotationError(f"{clip(text)!r} is not a legal move in {self.fen()}")
         if len(matches) > 1:
             options = ", ".join(m.long for m in matches)
-            raise NotationError(f"{text!r} is ambiguous here: {options}")
+            raise NotationError(f"{clip(text)!r} is ambiguous here: {options}")
         return matches[0]
+
+    def _is_route(self, move: Move, landings: list[int]) -> bool:
+        """Whether `landings` (start to end) is a way to make the capture `move`: each leg
+        on a diagonal, over exactly one of its captured pieces (which stay on the board
+        until the end, so none is jumped twice), onto an empty square."""
+        g = geometry(self.variant.size)
+        occupied = set(self.pieces()) - {move.start}
+        flying = self.variant.flying_kings and self.piece(move.start) in "WB"
+        left = set(move.captured)
+        for a, b in zip(landings, landings[1:], strict=False):
+            (ra, ca), (rb, cb) = g.row_col(a), g.row_col(b)
+            n = abs(rb - ra)
+            if n != abs(cb - ca) or n < 2 or (n > 2 and not flying) or b in occupied:
+                return False
+            dr, dc = (rb - ra) // n, (cb - ca) // n
+            between = [g.square_at(ra + k * dr, ca + k * dc) for k in range(1, n)]
+            jumped = [sq for sq in between if sq in occupied]
+            if len(jumped) != 1 or jumped[0] not in left:
+                return False
+            left.discard(jumped[0])
+        return not left
 
     # --- value semantics ----------------------------------------------------------
 

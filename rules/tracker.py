@@ -29,6 +29,7 @@ record goes on from the position the board shows).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum
 
@@ -124,6 +125,10 @@ class Mode(Enum):
     OVER = "over"  # the game has ended; waiting for a new setup
 
 
+MAX_SETTLE = 3600.0  # seconds; longer and no move would ever count
+MAX_TIME = 1e9  # seconds (32 years): beyond, adding a settle time no longer changes a time
+
+
 class Tracker:
     def __init__(self, variant: Variant | str = "international", fen: str | None = None, *,
                  game: Game | None = None, policy: str | Policy = "robot",
@@ -139,8 +144,9 @@ class Tracker:
         else:
             self.variant = get_variant(variant)
             resumed = Game(self.variant, fen)
-        if settle < 0:
-            raise DamasError("the settle time must be 0 or more seconds")
+        if not 0 <= settle <= MAX_SETTLE:  # also refuses nan
+            raise DamasError(f"the settle time must be 0 to {MAX_SETTLE:g} seconds, not "
+                             f"{settle!r}")
         self.policy = policy_of(policy)
         self.settle = float(settle)
         self.record = Record.of(resumed)
@@ -221,6 +227,9 @@ class Tracker:
     def _time_of(self, time: float | None) -> float:
         if time is None:
             time = (self._now + self.settle) if self._now is not None else 0.0
+        if not (math.isfinite(time) and abs(time) <= MAX_TIME):
+            raise ObservationError(f"time {time!r} is not a number of seconds within "
+                                   f"±{MAX_TIME:g}")
         if self._now is not None and time < self._now:
             raise ObservationError(f"time {time} is before the previous one ({self._now})")
         return float(time)

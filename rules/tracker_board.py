@@ -8,12 +8,13 @@ Brazilian style (`b1` is the light square right of White's corner square 46 on 1
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
 from .bitboard import layout
 from .errors import DamasError
-from .geometry import FILES, geometry
+from .geometry import FILES, clip, geometry
 from .variant import Variant
 
 READINGS = "ewbWB?"
@@ -110,12 +111,13 @@ def board_of(position) -> Board:
 def light_square(size: int, name: str) -> tuple[int, int]:
     """(row, column) of a light square named like `b1`; row 0 is Black's side."""
     text = name.strip().lower()
-    if len(text) >= 2 and text[0] in FILES[:size] and text[1:].isdigit():
-        row, col = size - int(text[1:]), FILES.index(text[0])
+    m = re.fullmatch(r"([a-j])([0-9]{1,2})", text)
+    if m and m.group(1) in FILES[:size]:
+        row, col = size - int(m.group(2)), FILES.index(m.group(1))
         if 0 <= row < size and (row + col) % 2 == 0:
             return row, col
-    raise ObservationError(f"{name!r} is not a light square of the {size}x{size} board "
-                           "(light squares are named like b1, a2)")
+    raise ObservationError(f"{clip(name)!r} is not a light square of the {size}x{size} "
+                           "board (light squares are named like b1, a2)")
 
 
 @cache

@@ -15,8 +15,11 @@ after the previous one, i.e. as settled.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
+from .geometry import clip
 from .tracker_board import PIECE_READINGS, READINGS, Observation, ObservationError, light_square
 from .variant import Variant
 
@@ -36,11 +39,7 @@ def parse_line(text: str, variant: Variant) -> Line | None:
         return None
     time = None
     if words[0].startswith("t="):
-        try:
-            time = float(words[0][2:])
-        except ValueError:
-            raise ObservationError(f"time stamp {words[0]!r} is not a number of seconds "
-                                   "(e.g. t=12.5)") from None
+        time = _seconds(words[0])
         words = words[1:]
     if words == ["commit"]:
         return Commit(time)
@@ -61,12 +60,27 @@ def parse_line(text: str, variant: Variant) -> Line | None:
     return Observation(squares, time, tuple(light))
 
 
+_NUMBER = re.compile(r"[-+]?(?:[0-9]{1,12}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
+MAX_TIME = 1e9  # seconds, as the tracker takes them
+
+
+def _seconds(word: str) -> float:
+    """A time stamp: a finite decimal number in ASCII (float() would also take nan, inf,
+    1_000 and other scripts' digits)."""
+    text = word[2:]
+    value = float(text) if _NUMBER.fullmatch(text) else math.nan
+    if not (math.isfinite(value) and abs(value) <= MAX_TIME):
+        raise ObservationError(f"time stamp {clip(word)!r} is not a number of seconds "
+                               f"(e.g. t=12.5, at most {MAX_TIME:g})")
+    return value
+
+
 def _light(text: str, variant: Variant) -> list[tuple[str, str]]:
     out = []
     for item in text.split(","):
         name, _, reading = item.partition(":")
         if not name or len(reading) != 1 or reading not in PIECE_READINGS:
-            raise ObservationError(f"light square report {item!r} must look like b1:w "
+            raise ObservationError(f"light square report {clip(item)!r} must look like b1:w "
                                    f"(a light square, then one of {' '.join(PIECE_READINGS)})")
         light_square(variant.size, name)
         out.append((name, reading))

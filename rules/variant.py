@@ -69,6 +69,7 @@ class Variant:
     back_row_in_capture: BackRowInCapture
     draw_rules: tuple[DrawRule, ...] = ()
     gametype: int = 0  # PDN GameType tag number
+    notation: str = "numeric"  # how FENs and PDN files name squares: numeric or algebraic
     results: tuple[str, str, str] = ("1-0", "0-1", "1/2-1/2")  # white wins, black wins, draw
     description: str = field(default="", compare=False)
 
@@ -124,6 +125,7 @@ BRAZILIAN = replace(
                           ((1, 0), (1, 0)), ((1, 0), (1, 1)))),
     ),
     gametype=26,
+    notation="algebraic",  # PDN GameType 26 (26,W,8,8,A0,0): a1 at White's bottom left
     description="Brazilian draughts, 8x8 with international rules (seeds 002, 004)",
 )
 

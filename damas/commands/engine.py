@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
+import time
 
 from damas.rules import DamasError, Game, variant
 
@@ -136,6 +135,7 @@ def run_think(args) -> int:
 
 
 def run_match(args) -> int:
+    from damas.calibration.store import atomic_write_text
     from damas.engine import open_engine, parse_time_control
     from damas.engine import run_match as play_match
     from damas.engine.match import read_openings
@@ -169,8 +169,9 @@ def run_match(args) -> int:
         if args.pdn:
             pdn_games.append(PdnGame.from_game(record.game, Event="damas match", White=white,
                                                Black=black, Round=str(record.number),
+                                               Date=time.strftime("%Y.%m.%d"),
                                                Result=record.result))
-            _write_atomically(args.pdn, write_pdn(pdn_games))
+            atomic_write_text(args.pdn, write_pdn(pdn_games))  # fsynced, then renamed
         if not args.quiet:
             line = (f"game {record.number:>3}: {white} vs {black}  {record.result:<7} "
                     f"{record.reason:<24} opening {record.opening}")
@@ -189,14 +190,6 @@ def run_match(args) -> int:
         plot_match(a_spec, b_spec, points, args.plot)
         print(f"plot: {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0
-
-
-def _write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".damas-", suffix=".pdn")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 # --- servers ----------------------------------------------------------------------------

@@ -76,7 +76,13 @@ def _moves(plies: int) -> str:
 
 
 def _engine_spec(args) -> str:
-    return args.engine or f"builtin:level={args.level}"
+    """The engine spec, refused at once when it can never work (a usage error, status 2)
+    rather than paused on and retried as a lost engine would be."""
+    from damas.engine import check_spec
+
+    spec = args.engine or f"builtin:level={args.level}"
+    check_spec(spec)
+    return spec
 
 
 def _display(args, watch):
@@ -133,6 +139,7 @@ def _real(args, position):
 def run_play(args) -> int:
     from damas.journal import Journal, replay_last_game
     from damas.paths import session_file
+    from damas.pdnfile import earlier_games
     from damas.play import PlayOptions, PlaySession
     from damas.rules import BLACK, WHITE, Position
 
@@ -167,7 +174,8 @@ def run_play(args) -> int:
     try:
         with Journal(journal_path) as journal:
             session = PlaySession(options, watch, mover, journal, pdn, replay=replay,
-                                  display=display, **timing)
+                                  display=display, earlier=earlier_games(pdn, game),
+                                  **timing)
             try:
                 session.run()
             except KeyboardInterrupt:

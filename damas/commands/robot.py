@@ -7,7 +7,6 @@ import json
 import math
 import statistics
 import time
-from pathlib import Path
 
 from damas.cli import command_group
 from damas.rules import DamasError, Game, Position
@@ -41,13 +40,9 @@ def register(sub) -> None:
 
 
 def _load_game(path: str, index: int) -> Game:
-    from damas.rules.pdn import read_pdn
+    from damas.pdnfile import read_pdn_file
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise DamasError(f"cannot read {path}: {e.strerror}") from None
-    games = read_pdn(text)
+    games = read_pdn_file(path)
     if not 1 <= index <= len(games):
         raise DamasError(f"{path} holds {len(games)} game(s); there is no game {index}")
     return games[index - 1].game

@@ -8,8 +8,8 @@ import statistics
 import sys
 import time
 
+from damas.pdnfile import read_pdn_file
 from damas.rules import DamasError, Game, variant
-from damas.rules.pdn import read_pdn
 from damas.rules.tracker import Tracker
 from damas.rules.tracker_board import Observation, ObservationError
 from damas.rules.tracker_format import Commit, read_lines
@@ -34,14 +34,18 @@ def register(sub) -> None:
     p.set_defaults(run=run_track)
 
 
-def _read_text(path: str, what: str) -> list[str]:
-    if path == "-":
-        return sys.stdin.read().splitlines()
+def _read_observations(path: str) -> list[str]:
+    """The lines of the observation file (ASCII; UTF-8 is accepted)."""
     try:
+        if path == "-":
+            return sys.stdin.read().splitlines()
         with open(path, encoding="utf-8") as f:
             return f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise DamasError(f"cannot read the {what} {path}: {getattr(e, 'strerror', e)}") from None
+    except OSError as e:
+        raise DamasError(f"cannot read the observation file {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise DamasError(f"the observation file {path} is not text (byte {e.start + 1}: "
+                         f"{e.object[e.start:e.start + 1]!r})") from None
 
 
 def _tracker_from(args) -> Tracker:
@@ -50,7 +54,7 @@ def _tracker_from(args) -> Tracker:
     if args.resume:
         if args.fen:
             raise DamasError("give --fen or --resume, not both")
-        games = read_pdn("\n".join(_read_text(args.resume, "PDN file")), v)
+        games = read_pdn_file(args.resume, v.name)
         if not games:
             raise DamasError(f"{args.resume} holds no game to resume")
         game = games[-1].game
@@ -59,7 +63,7 @@ def _tracker_from(args) -> Tracker:
 
 def run_track(args) -> int:
     tracker = _tracker_from(args)
-    lines = _read_text(args.file, "observation file")
+    lines = _read_observations(args.file)
     for number, item in read_lines(lines, tracker.variant):
         try:
             if isinstance(item, Commit):

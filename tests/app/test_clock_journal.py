@@ -78,3 +78,14 @@ def test_a_game_that_went_on_after_an_accepted_irregularity_is_not_replayed(tmp_
         j.write("move", notation="24-20", ply=2, fen="B:W20-23,25-32:B1-10,12,15")
     with pytest.raises(JournalError, match="accepted irregularity"):
         replay_last_game(path)
+
+
+def test_clock_comments_give_both_clocks_in_the_lidraughts_style():
+    from damas.clock import clock_comment
+
+    assert clock_comment({"white": 600, "black": 600, "running": "black"}) == \
+        "[%clock w0:10:00 B0:10:00]"
+    assert clock_comment({"white": 3725.1, "black": 0.2, "running": "white"}) == \
+        "[%clock W1:02:06 b0:00:01]"
+    assert clock_comment({"white": -3, "black": 59, "running": None}) == \
+        "[%clock w0:00:00 b0:00:59]"

@@ -101,3 +101,26 @@ def test_the_summary_says_plies_and_moves_seconds_and_shares_and_where_the_pdn_i
                                 "83.0", "%"]
     assert ["other", "3.0", "s", "2.0", "%"] in [line.split() for line in lines]
     assert lines[-2:] == ["PDN: /data/damas/demo.pdn", "journal: /data/damas/demo.jsonl"]
+
+
+def test_a_second_demo_adds_its_game_to_the_pdn_as_the_journal_does(tmp_path):
+    """Run twice on the same files (once with two games): the PDN holds every game in
+    order, as the journal does; nothing of the first run is overwritten. The file is
+    readable by others (the umask's mode)."""
+    journal = tmp_path / "j.jsonl"
+    old = os.umask(0o022)
+    try:
+        for seed, games in ((3, 1), (4, 2)):
+            options = DemoOptions(variant="english", seed=seed, max_plies=4, games=games,
+                                  irregular_rate=0.0, journal=str(journal), level=1,
+                                  robot="sim-python")
+            Demo(options, out=lambda *a: None).run()
+    finally:
+        os.umask(old)
+    games = read_pdn((tmp_path / "j.pdn").read_text())
+    starts = [i for i, e in enumerate(read_journal(journal)) if e["kind"] == "game-start"]
+    assert len(games) == len(starts) == 3
+    assert [g.tags["Round"] for g in games] == ["1", "1", "2"]
+    moves = [e["notation"] for e in read_journal(journal) if e["kind"] == "move"]
+    assert [m for g in games for m in g.game.notations()] == moves
+    assert (tmp_path / "j.pdn").stat().st_mode & 0o777 == 0o644

@@ -173,3 +173,99 @@ def test_a_kiosk_on_our_firmware_resets_the_board_between_games(tmp_path):
     assert [len(g.game.notations()) for g in games] == [8, 8]
     # the second game began from a board the robot set up again: it ends as recorded
     assert board == {str(s): games[1].game.position.piece(s) or "e" for s in range(1, 33)}
+
+
+FAILING_ENGINE = """
+import pathlib, runpy, sys
+starts = pathlib.Path(sys.argv[1])
+n = int(starts.read_text() or 0) + 1 if starts.exists() else 1
+starts.write_text(str(n))
+if n <= int(sys.argv[2]):
+    sys.exit("engine broken")  # dies at once, start after start
+sys.argv = ["damas", "hub", "--variant", "english", "--level", "1"]
+runpy.run_module("damas", run_name="__main__")
+"""
+
+
+def test_an_engine_that_keeps_failing_is_tried_with_a_growing_wait_and_one_pause(tmp_path):
+    """It fails to start nine times in a row: the session waits 1, 2, 4, … seconds (at
+    most 60) between tries, and the journal has one `paused` and one `continued`, not a
+    pair per try."""
+    import sys
+
+    script, starts = tmp_path / "engine.py", tmp_path / "starts"
+    script.write_text(FAILING_ENGINE)
+    options = PlayOptions(variant="english", engine=f"hub:{sys.executable} {script} {starts} 9",
+                          settle=0.3, machine_sides=(BLACK,), max_plies=4, retry=1.0)
+    waits = []
+
+    def count_the_waits(session, world):
+        wait = session.wait
+
+        def waiting(seconds):
+            waits.append(seconds)
+            wait(seconds)
+
+        session.wait = waiting
+
+    session, world, events = play(tmp_path, {"slip_rate": 0.0}, options, count_the_waits)
+    assert session.game.ply == 4
+    kinds = [e["kind"] for e in events]
+    assert kinds.count("paused") == 1 and kinds.count("continued") == 1
+    (back,) = [e for e in events if e["kind"] == "continued"]
+    assert back["tries"] == 9 and int(starts.read_text()) == 10
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60, 60]
+
+
+def test_an_engine_spec_that_can_never_work_is_a_usage_error(tmp_path):
+    """`--engine bogus:1` used to pause and 'recover' in a loop, writing the journal
+    without end: now it is refused at once, before anything starts."""
+    import subprocess
+    import sys
+
+    for spec, words in (("bogus:1", "unknown engine spec"),
+                        ("hub:/no/such/engine", "is not a program"),
+                        ("builtin:level=99", "level 99 does not exist")):
+        done = subprocess.run([sys.executable, "-m", "damas", "play", "--camera", "sim",
+                               "--robot", "sim-python", "--engine", spec, "--journal",
+                               str(tmp_path / "j.jsonl"), "--pdn", str(tmp_path / "p.pdn")],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("damas: ") and words in done.stderr
+        assert not (tmp_path / "j.jsonl").exists()
+
+
+def test_a_dxp_engine_that_ends_the_game_ends_the_session_game(tmp_path):
+    """A DXP engine may end the game itself (Scan 2.0 does at the move count of the game
+    request): the session ends the game there, says why, and is not paused."""
+    import socket
+    import threading
+
+    from damas.engine.dxpwire import Connection, GameAccept, GameEnd, MoveMessage
+    from damas.rules import variant
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def remote():
+        sock, _ = listener.accept()
+        conn = Connection(sock, variant("english"), "session")
+        conn.receive(30, "the game request")
+        conn.send(GameAccept("ender", 0))
+        conn.send(MoveMessage(0, 11, 15, ()))  # Black's first move: the engine plays Black
+        conn.receive(60, "White's move")
+        conn.send(GameEnd(0, 0))  # 0: the result is not known
+        try:
+            conn.receive(30, "the echo")
+        finally:
+            conn.close()
+
+    threading.Thread(target=remote, daemon=True).start()
+    options = PlayOptions(variant="english", engine=f"dxp:127.0.0.1:{listener.getsockname()[1]}",
+                          settle=0.3, machine_sides=(BLACK,), max_plies=10, movetime=1.0)
+    try:
+        session, world, events = play(tmp_path, {"slip_rate": 0.0}, options)
+    finally:
+        listener.close()
+    (end,) = [e for e in events if e["kind"] == "game-end"]
+    assert session.game.ply == 2 and "ended the game" in end["reason"]
+    assert not [e for e in events if e["kind"] == "paused"]

@@ -1,11 +1,13 @@
 """`damas record` on a video of a game played by hand (the renderer as the camera)."""
 
 import random
+import re
 import subprocess
 import sys
 
 import cv2
 
+from damas.clock import clock_comment
 from damas.journal import read_journal
 from damas.rules import Game
 from damas.rules.pdn import read_pdn
@@ -49,9 +51,15 @@ def test_a_recorded_video_gives_the_moves_and_the_clock(tmp_path):
     assert recorded.game.notations() == game.notations()
     assert recorded.tags["White"] == "Ana" and recorded.tags["TimeControl"] == "180+2"
     clocks = [c for cs in recorded.comments.values() for c in cs]
-    assert len(clocks) == 5 and all(c.startswith("[%clock ") for c in clocks)
     moves = [e for e in read_journal(journal) if e["kind"] == "move"]
-    assert len(moves) == 5
+    assert len(moves) == 5 and len(clocks) == 5
+    # the lidraughts style: both clocks, h:mm:ss, the one now running in capitals (in
+    # English Black moves first, so after Black's move White's clock runs)
+    for ply, (comment, move) in enumerate(zip(clocks, moves, strict=True), start=1):
+        white, black = re.fullmatch(r"\[%clock ([wW])(\d:\d\d:\d\d) ([bB])(\d:\d\d:\d\d)\]",
+                                    comment).group(1, 3)
+        assert (white, black) == (("W", "b") if ply % 2 else ("w", "B"))
+        assert comment == clock_comment(move["clock"])
     # each side's clock only ran on its own moves and gained the increment
     assert all(0 < m["clock"]["white"] <= 182 and 0 < m["clock"]["black"] <= 182
                for m in moves)

@@ -114,3 +114,44 @@ def test_load_any_names_the_kind_or_says_what_is_wrong(tmp_path):
     (tmp_path / "x.json").write_text("[1, 2]")
     with pytest.raises(CalibrationError):
         load_any(tmp_path / "x.json")
+
+
+def test_files_written_atomically_honour_the_umask(tmp_path):
+    """Live PDNs are read by broadcast uploaders running as other users: the mode is
+    the umask's, not mkstemp's 0600."""
+    from damas.calibration.store import atomic_write_text
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "live.pdn", "1. 32-28 *\n")
+        os.umask(0o077)
+        atomic_write_text(tmp_path / "private.pdn", "1. 32-28 *\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "live.pdn").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "private.pdn").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_write_is_flushed_to_disk_before_the_rename_and_the_folder_after(tmp_path,
+                                                                          monkeypatch):
+    """What reaches the disk, in order: the new file's data, the rename, the folder."""
+    from damas.calibration.store import atomic_write_text
+
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src, dst):
+        events.append(("rename", str(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    atomic_write_text(tmp_path / "games.pdn", "1. 32-28 *\n")
+    (kind, first), rename, folder = events
+    assert kind == "fsync" and first.startswith(str(tmp_path / ".games.pdn."))
+    assert rename == ("rename", str(tmp_path / "games.pdn"))
+    assert folder == ("fsync", str(tmp_path))

@@ -2,6 +2,7 @@
 line with status 2."""
 
 import json
+import re
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_think_after_moves_and_at_a_level(capsys):
     (["think", "--level", "11"], "level"),
     (["think", "--depth", "0"], "depth"),
     (["think", "--moves", "32-27 32-28"], "not a legal move"),
-    (["think", "--engine", "hub:/nonexistent/engine"], "cannot start engine"),
+    (["think", "--engine", "hub:/nonexistent/engine"], "is not a program"),
     (["match", "--engine", "random"], "exactly twice"),
     (["match", "--engine", "random", "--engine", "random", "--time-control", "fast"],
      "time control"),
@@ -69,19 +70,21 @@ def test_match_json_counts_games_from_engine_a(capsys, tmp_path):
     games = read_pdn(pdn.read_text(), "english")
     assert len(games) == 4
     assert [g.tags["White"] for g in games] == ["builtin:depth=3", "random:seed=1"] * 2
+    assert all(re.fullmatch(r"[0-9]{4}\.[0-9]{2}\.[0-9]{2}", g.tags["Date"]) for g in games)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.pdn"]  # no temp left
     assert err.count("game ") == 4  # progress goes to stderr with --json
 
 
 def test_match_plays_each_opening_twice_with_colours_swapped(capsys, tmp_path):
     openings = tmp_path / "openings.txt"
-    openings.write_text("# two openings\n11-15 23-19\nB:W18,21-32:B1-12\n")
+    openings.write_text("# two openings\n11-15 23-19\nB:W18,21,23-32:B1-12\n")
     code, out, _ = run(capsys, "match", "--variant", "english", "--engine", "random:seed=3",
                        "--engine", "random:seed=4", "--games", "4", "--time-control", "none",
                        "--openings", str(openings))
     assert code == 0
     lines = [line for line in out.splitlines() if line.startswith("game")]
     assert [line.split("opening ")[1] for line in lines] == [
-        "11-15 23-19", "11-15 23-19", "B:W18,21-32:B1-12", "B:W18,21-32:B1-12"]
+        "11-15 23-19", "11-15 23-19", "B:W18,21,23-32:B1-12", "B:W18,21,23-32:B1-12"]
     assert "random:seed=3 vs random:seed=4" in lines[0]
     assert "random:seed=4 vs random:seed=3" in lines[1]
     assert "Elo" in out.splitlines()[-1]

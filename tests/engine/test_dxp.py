@@ -270,3 +270,90 @@ def test_the_server_answers_a_game_end_and_announces_its_own(server):
         assert conn.receive(10, "end") == GameEnd(0, 1)
     finally:
         conn.close()
+
+
+def test_a_game_the_remote_ends_at_its_move_count_is_a_result():
+    """Scan 2.0 ends a DXP game itself at the move count of the game request, with
+    "unknown result": the match records the game (a draw), it does not abort."""
+    from damas.engine import MatchTimeControl
+    from damas.engine.match import play_game
+
+    requests = []
+
+    def moves_then_ends(conn, msg):
+        requests.append(msg)
+        conn.send(GameAccept("counter", 0))
+        conn.send(MoveMessage(0, 32, 28, ()))
+        conn.receive(10, "our move")
+        conn.send(GameEnd(0, 0))  # 0: unknown result
+        assert conn.receive(10, "the echo") == GameEnd(0, 0)
+
+    fake = FakeServer(moves_then_ends)
+    try:
+        remote = DxpEngine("127.0.0.1", fake.port)
+        game, result, winner, reason = play_game(
+            remote, BuiltinEngine("international", depth=1), Game("international"),
+            MatchTimeControl(base=300.0))
+        assert game.ply == 2 and winner is None and result == "1-1"
+        assert "ended the game" in reason and "draw" in reason
+        # the clock was announced as it is: five minutes for the whole game
+        assert (requests[0].minutes, requests[0].moves) == (5, 0)
+    finally:
+        fake.close()
+
+
+@pytest.mark.parametrize("reason, claim, winner", [(1, "resigns", Color.BLACK),
+                                                    (3, "claims a win", Color.WHITE),
+                                                    (2, "claims a draw", None)])
+def test_a_remote_resignation_or_claim_ends_the_game(reason, claim, winner):
+    from damas.engine import MatchTimeControl
+    from damas.engine.match import play_game
+
+    def ends(conn, msg):
+        conn.send(GameAccept("claimer", 0))
+        conn.send(GameEnd(reason, 0))
+
+    fake = FakeServer(ends)
+    try:
+        _, _, won, why = play_game(DxpEngine("127.0.0.1", fake.port),
+                                   BuiltinEngine("international", depth=1),
+                                   Game("international"), MatchTimeControl(movetime=0.5))
+        assert won == winner and claim in why
+    finally:
+        fake.close()
+
+
+@pytest.mark.parametrize("limit, minutes, moves", [
+    (Limit(time=60), 1, 0), (Limit(time=90, inc=2), 1, 0), (Limit(time=20), 1, 0),
+    (Limit(time=600, moves_to_go=40), 10, 40), (Limit(movetime=1.2), 1, 50),
+    (Limit(movetime=6), 5, 50), (Limit(depth=3), 0, 0)])
+def test_the_game_request_announces_the_time_control(limit, minutes, moves):
+    from damas.engine.dxpclient import _time_control
+
+    assert _time_control(limit) == (minutes, moves)
+
+
+@pytest.mark.parametrize("text", ["K00", "E01e", "M0003281902022319", "M00_1322800",
+                                  "M 001322800", "B005W ", "A" + "x" * 31 + "0",
+                                  "R01damas                           Z005050A!",
+                                  "R01" + "d" * 32 + "W001000BW" + "w" * 50])
+def test_malformed_messages_are_refused_never_misread(text):
+    """Fixed widths and ASCII digits only: `int` alone would read " 1", "+1", "1_0"; and
+    a setup no FEN could hold (50 white men) is no position."""
+    from damas.engine import EngineProtocolError
+
+    with pytest.raises(EngineProtocolError, match="bad DXP message"):
+        decode(text, INTL)
+
+
+def test_the_server_drops_a_peer_that_sends_nonsense_and_serves_the_next(server):
+    s = server("international", depth=1)
+    with socket.create_connection(("127.0.0.1", s.port)) as sock:
+        sock.sendall(b"R01damas         \xff\xff               \0")
+        conn = Connection(sock, INTL, "server")
+        said = conn.receive(10, "the answer")
+        assert isinstance(said, Chat) and "closing" in said.text
+    game = play_out(Game("international"),
+                    {0: DxpEngine("127.0.0.1", s.port), 1: RandomEngine(seed=2)},
+                    Limit(movetime=0.05), max_plies=6)
+    assert game.ply == 6

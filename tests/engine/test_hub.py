@@ -244,3 +244,66 @@ def test_an_engine_that_reports_an_error_is_restarted_at_the_next_move(script):
         with pytest.raises(Exception, match="no book"):  # a new process, same temper
             hub.play(Game("international"), Limit(depth=1))
         assert hub._proc is None or hub._proc is not first
+
+
+HUB1_ENGINE = """
+    import sys
+    from damas.rules import Game, Position
+    def say(line):
+        print(line, flush=True)
+    say("Fake 1.0 by nobody")  # Scan 2.0 greets before anything: not a Hub line
+    heard = open(sys.argv[1], "a")
+    game = None
+    for line in sys.stdin:
+        heard.write(line); heard.flush()
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "hub":
+            say("name Fake 1.0"); say("author nobody"); say("country Nowhere"); say("wait")
+        elif words[0] == "init":
+            say("init eval"); say("ready")
+        elif words[0] == "pos":
+            side, board = words[1][0], words[1][1:]
+            pieces = {sq: c for sq, c in enumerate(board, 1) if c != "e"}
+            game = Game(start=Position.from_pieces("international", pieces, "wb".index(side)))
+        elif words[0] == "move":
+            game.push(words[1])
+        elif words[0] == "go":
+            move = game.legal_moves()[0]
+            say(f"info 3 2.5 -7 1234 0.01 0.1 {move.hub}")
+            say(f"move {move.hub}")
+        elif words[0] == "quit":
+            break
+"""
+
+
+def test_a_hub1_engine_is_told_by_its_handshake_and_spoken_to_in_hub1(script, tmp_path):
+    """Scan 2.0's dialect, as `hub1.py` describes it, without Scan: the engine is a
+    script that keeps the game from our lines and answers its first legal move."""
+    heard = tmp_path / "heard.txt"
+    engine = HubEngine([*script("hub1", HUB1_ENGINE), str(heard)], "international")
+    try:
+        assert engine.dialect == 1 and engine.id["name"] == "Fake 1.0"
+        game = play_out(Game("international"), {0: engine, 1: RandomEngine(seed=3)},
+                        Limit(movetime=0.25), max_plies=12)
+        assert game.ply == 12
+        result = engine.play(game, Limit(time=61.5, inc=1, moves_to_go=30))
+        assert result.info.depth == 3 and result.info.score == -7
+        assert result.move == game.legal_moves()[0]
+    finally:
+        engine.close()
+    lines = heard.read_text().splitlines()
+    assert lines[:2] == ["hub", "init"] and "new" in lines
+    assert lines.count("time 250") == 6 and "level 30 61500 1000" in lines
+    last = len(lines) - 1 - lines[::-1].index(next(x for x in reversed(lines)
+                                                   if x.startswith("pos ")))
+    assert lines[last].startswith("pos wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwww")
+    assert [x[5:] for x in lines[last + 1:last + 13]] == [m.hub for m in game.moves]
+
+
+def test_a_hub1_engine_is_refused_for_a_variant_it_cannot_play(script, tmp_path):
+    from damas.engine import EngineProtocolError
+
+    with pytest.raises(EngineProtocolError, match="international draughts only"):
+        HubEngine([*script("hub1", HUB1_ENGINE), str(tmp_path / "h")], "brazilian")

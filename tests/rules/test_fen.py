@@ -2,12 +2,43 @@ import pytest
 
 from damas.rules import FenError, Position
 
+BRAZILIAN_START = ("W:Wa1,c1,e1,g1,b2,d2,f2,h2,a3,c3,e3,g3"
+                   ":Bb6,d6,f6,h6,a7,c7,e7,g7,b8,d8,f8,h8")
+
 
 def test_start_positions_round_trip():
-    for name, fen in (("international", "W:W31-50:B1-20"), ("brazilian", "W:W21-32:B1-12"),
+    for name, fen in (("international", "W:W31-50:B1-20"), ("brazilian", BRAZILIAN_START),
                       ("english", "B:W21-32:B1-12")):
         assert Position.start(name).fen() == fen
         assert Position.from_fen(fen, name) == Position.start(name)
+
+
+def test_brazilian_fens_are_algebraic_and_numbers_are_manoury():
+    """PDN GameType 26 names squares like chess (a1 at White's bottom left); numbers
+    are still read, as Manoury numbers (1 on b8, 29 on a1), as damas writes moves."""
+    assert Position.from_fen("W:W21-32:B1-12", "brazilian") == Position.start("brazilian")
+    pos = Position.from_fen("B:WKa1,c3:Bh8", "brazilian")
+    assert pos.pieces() == {4: "b", 22: "w", 29: "W"}
+    assert pos.fen() == "B:WKa1,c3:Bh8"
+    with pytest.raises(FenError, match="light square"):
+        Position.from_fen("W:Wb1:B", "brazilian")
+    with pytest.raises(FenError, match="not a square"):
+        Position.from_fen("W:Wa1:Bb8", "international")  # algebraic is for 8x8 boards
+
+
+@pytest.mark.parametrize("fen, message", [
+    ("W:W6-45:B1-5", "40 white pieces; a side has at most 20"),
+    ("B:WK1-5,K6-15:BK30-50", "21 black pieces"),
+    ("W:W²", "'²' is not a square"),
+    ("W:W３１", "is not a square"),
+    ("W:W31-50:B1-٢٠", "not a square or a range"),
+    ("W:W" + "9" * 4301, "is not a square"),
+    ("W:W31-50:B1-20:H" + "1" * 5000, "must start with W or B"),
+])
+def test_wrong_fens_are_refused_with_one_line(fen, message):
+    with pytest.raises(FenError, match=message) as e:
+        Position.from_fen(fen, "international")
+    assert "\n" not in str(e.value) and len(str(e.value)) < 200
 
 
 def test_either_colour_section_may_come_first():

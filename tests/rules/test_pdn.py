@@ -94,3 +94,71 @@ def test_long_comments_wrap_and_nothing_is_lost():
     assert max(len(line) for line in text.splitlines()) <= 79
     (back,) = read_pdn(text)
     assert back.comments[1] == [" ".join(["word"] * 40)]
+
+
+# --- square names: the GameType tag (PDN 3.0) -------------------------------------------
+
+def test_brazilian_games_are_written_in_algebraic_squares():
+    game = Game("brazilian", fen="W:W22,27:B18,19")
+    game.push("22x24")  # c3 takes d4 and f4, on to g3
+    text = write_pdn(PdnGame.from_game(game))
+    assert '[GameType "26"]' in text and '[FEN "W:Wf2,c3:Bd4,f4"]' in text
+    assert "1. c3xg3" in text
+    (back,) = read_pdn(text)
+    assert back.game.start == game.start and back.game.moves == game.moves
+
+
+def test_brazilian_numbers_are_manoury_unless_the_gametype_says_otherwise():
+    """GameType 26 is algebraic; numbers in such a file are read as Manoury numbers
+    (what damas wrote before, and what its command line takes). A full GameType with a
+    numeric notation says where square 1 is: N0 numbers from White's bottom left, a1,
+    as pydraughts does."""
+    (manoury,) = read_pdn('[GameType "26"]\n1. 22-18 *')
+    (algebraic,) = read_pdn('[GameType "26"]\n1. c3-d4 *')
+    (white_side,) = read_pdn('[GameType "26,W,8,8,N0,0"]\n1. 10-14 *')
+    assert manoury.game.moves == algebraic.game.moves == white_side.game.moves
+    assert manoury.game.notations() == ["22-18"]
+    (fen,) = read_pdn('[GameType "26,W,8,8,N0,0"]\n[FEN "W:W1,K2:B32"]\n1. 1-5 *')
+    assert fen.game.start.pieces() == {4: "b", 29: "w", 30: "W"}
+
+
+def test_a_gametype_in_full_form_is_read_and_ours_is_written():
+    (g,) = read_pdn('[GameType "20,W,10,10,N2,0"]\n1. 32-28 *')
+    assert g.game.variant.name == "international"
+    assert '[GameType "20"]' in write_pdn(g)
+    (e,) = read_pdn('[GameType "21,B,8,8,N1,0"]\n1. 11-15 *')
+    assert e.game.notations() == ["11-15"]
+
+
+@pytest.mark.parametrize("gametype, words", [
+    ("²", "not PDN 3.0"), ("2" * 5000, "not PDN 3.0"), ("20,W,8,8,N2,0", "not 8x8"),
+    ("26,W,8,8,A2,0", "A0"), ("26,W,8,8,N0,1", "invert"), ("20,W,10,10,S2,0", "chess"),
+    ("99", "not a variant"),
+])
+def test_wrong_gametypes_are_refused(gametype, words):
+    with pytest.raises(PdnError, match=words) as e:
+        read_pdn(f'[GameType "{gametype}"]\n1. 32-28 *')
+    assert len(str(e.value)) < 200
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1. 32-28 $" + "7" * 5000 + " *", "NAG"),
+    ("1. 32-28 $256 *", "NAG"),
+    ("1. 32-28 $٣ *", "unexpected"),
+    ("1. ٣٢-٢٨ *", "unexpected"),
+    ("1. 32-" + "8" * 5000 + " *", "not a dark square"),
+])
+def test_numbers_are_ascii_and_short(text, words):
+    with pytest.raises(PdnError, match=words) as e:
+        read_pdn(text)
+    assert len(str(e.value)) < 200
+
+
+def test_an_unknown_date_is_written_as_pdn_says():
+    assert '[Date "????.??.??"]' in write_pdn(PdnGame.from_game(Game("english")))
+
+
+def test_games_know_where_they_begin_in_the_text():
+    a, b = read_pdn(TWO_GAMES)
+    assert TWO_GAMES[a.offset:].startswith('[Event "Club"]')
+    assert TWO_GAMES[b.offset:].startswith('[Event "Blitz"]')

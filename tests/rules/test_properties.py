@@ -16,10 +16,13 @@ VARIANTS = st.sampled_from(["international", "brazilian", "english"])
 def positions(draw):
     v = variant(draw(VARIANTS))
     per_row = v.size // 2
-    squares = draw(st.lists(st.integers(1, v.squares), unique=True, max_size=v.squares))
+    most = v.start_rows * per_row  # no side has more than it starts with
+    squares = draw(st.lists(st.integers(1, v.squares), unique=True, max_size=2 * most))
     pieces = {}
     for sq in squares:
         piece = draw(st.sampled_from("wbWB"))
+        if sum(p.lower() == piece.lower() for p in pieces.values()) == most:
+            piece = "wbWB"["bwBW".index(piece)]  # the other side's, then
         if piece == "w" and sq <= per_row or piece == "b" and sq > v.squares - per_row:
             piece = piece.upper()  # a man on its crowning row is a king
         pieces[sq] = piece

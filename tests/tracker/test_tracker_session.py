@@ -67,7 +67,9 @@ def test_tournament_take_back_accepted_leaves_the_opponent_to_move():
     s.slide(18, 22).show().wait()
     s.play("11-15", by="black")
     assert s.take()[-3:] == [("irregular", "5.4.04", (18, 22), "undo"),
-                             ("accepted", "5.4.04", "B:W21-32:B1-12"), ("move", "11-15")]
+                             ("accepted", "5.4.04",
+                              Position.from_fen("B:W21-32:B1-12", "brazilian").fen()),
+                             ("move", "11-15")]
 
 
 def test_tournament_irregularity_corrected_before_anyone_plays_on():
