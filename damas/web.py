@@ -408,7 +408,11 @@ def serve_page(port: int | None, host: str = "127.0.0.1"
     try:
         server = WebServer(display, host=host, port=port).start()
     except OSError as e:
-        raise DamasError(f"cannot serve the page on {host}:{port} ({e.strerror or e}): "
-                         "choose another --web port or --host") from None
+        import os
+
+        # the port is taken, or below 1024 without the right
+        reason = os.strerror(e.errno) if e.errno else str(e)
+        raise DamasError(f"cannot serve the live page on port {port}: {reason} (host "
+                         f"{host}): choose another --web port or --host") from None
     print(f"live page: {server.url}", file=sys.stderr, flush=True)
     return display, server

@@ -256,5 +256,5 @@ def test_a_port_that_cannot_be_had_is_a_usage_error(served):
     _, server = served
     with pytest.raises(DamasError, match="0 to 65535"):
         serve_page(99999)
-    with pytest.raises(DamasError, match="cannot serve the page"):
+    with pytest.raises(DamasError, match="cannot serve the live page"):
         serve_page(server.address[1])  # busy

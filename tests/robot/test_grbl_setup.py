@@ -72,7 +72,7 @@ def test_doctor_names_wrong_settings_and_prints_the_lines_to_send(grbl_machine, 
     save_machine(machine, path)
     wrong = {**machine.controller.settings, 100: 250, 22: 0, 20: 0, 110: 500}
     sim = grbl_sim(machine, settings=wrong)
-    text = report(run_checks(port=sim.port, machine=str(path)))
+    text = report(run_checks(camera=None, port=sim.port, machine=str(path)))
     assert "stock GRBL 1.1h ([VER:1.1h.20190830:], [OPT:V,15,128])" in text
     assert "homing off ($22)" in text and "X 250 steps/mm" in text
     assert "[FAIL]" in text
@@ -84,7 +84,7 @@ def test_doctor_names_wrong_settings_and_prints_the_lines_to_send(grbl_machine, 
 
     # `damas robot configure` sends exactly those lines; then the settings fit
     assert main(["robot", "configure", "--port", sim.port, "--machine", str(path)]) == 0
-    text = report(run_checks(port=sim.port, machine=str(path)))
+    text = report(run_checks(camera=None, port=sim.port, machine=str(path)))
     assert "[FAIL]" not in text and "settings fit the machine file" in text
     assert steps_so_far(sim) == 0
 
