@@ -44,7 +44,16 @@ class PhysicalState:
 
     @classmethod
     def at_start(cls, machine: Machine, position: Position) -> PhysicalState:
-        return cls(machine, position.pieces())
+        """The board set up as `position`; each king on it took its crowning piece from
+        the reserve (a game resumed with kings must still have room to take them back)."""
+        state = cls(machine, position.pieces())
+        for obj in state.board.values():
+            if obj.isupper():
+                slots = state.reserve[COLOUR[obj]]
+                used = next((i for i in range(len(slots) - 1, -1, -1) if slots[i]), None)
+                if used is not None:
+                    slots[used] = None
+        return state
 
     def copy(self) -> PhysicalState:
         return copy.deepcopy(self)

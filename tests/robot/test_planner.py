@@ -140,3 +140,16 @@ def test_machine_files_round_trip_and_bad_files(tmp_path):
     body["kings"] = "stack"
     with pytest.raises(MachineFileError, match="cannot stack"):
         type(machine).from_json(body)
+
+
+@pytest.mark.parametrize("kind", ["gantry-magnet", "arm"])
+def test_a_game_set_up_with_kings_has_room_in_the_reserve_to_take_them_back(kind):
+    machine = example_machine(10, kind)
+    slots = len(machine.reserve["black"])
+    kings = ",".join(f"K{sq}" for sq in range(1, slots + 1))
+    state = PhysicalState.at_start(machine, Position.from_fen(f"W:W50:B{kings},41-45",
+                                                              "international"))
+    assert state.reserve["black"] == [None] * slots
+    men = Position.from_fen("W:W50:B41-45", "international")
+    execute(state, Planner(machine).plan_reset(state, men))
+    assert state.board == men.pieces()
