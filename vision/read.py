@@ -171,10 +171,13 @@ def split_colours(tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x = tops * weights
     labels = None
     if len(x) >= 4:
-        labels = _two_means(x)
-        groups = [x[labels == 0], x[labels == 1]]
-        if min(len(g) for g in groups) == 0 or _bic(x, groups) >= _bic(x, [x]):
-            labels = None
+        # split by the whole colour, or by hue alone: a crown or a shaded side spreads
+        # lightness within one colour, never its hue
+        best = _bic(x, [x])
+        for candidate in (_two_means(x), _two_means(x[:, 1:])):
+            groups = [x[candidate == 0], x[candidate == 1]]
+            if min(len(g) for g in groups) > 0 and (score := _bic(x, groups)) < best:
+                labels, best = candidate, score
     if labels is None:  # one colour
         white = float(np.median(tops[:, 0])) > 0.5
         p = np.full(len(tops), 1.0 if white else 0.0)
@@ -220,9 +223,31 @@ def _two_means(x: np.ndarray, iterations: int = 25) -> np.ndarray:
     return labels
 
 
+def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
+                         sure: float = 0.9) -> np.ndarray:
+    """P(empty) per square, sharpened by the photo itself: the squares the model is sure
+    of show what this set's empty and occupied squares look like (in the model's
+    features), and the unsure ones are told by which they resemble. A set the model
+    never saw is mostly read sure enough for this, the rest by likeness within the
+    photo; with fewer than three sure squares of either kind nothing changes."""
+    if features is None:
+        return p_empty
+    f = features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
+    confident = np.maximum(p_empty, 1 - p_empty) >= sure
+    empty, occupied = confident & (p_empty >= 0.5), confident & (p_empty < 0.5)
+    if empty.sum() < 3 or occupied.sum() < 3:
+        return p_empty
+    x = f @ (f[empty].mean(axis=0) - f[occupied].mean(axis=0))  # along empty - occupied
+    spread = max(float(x[empty].std()), float(x[occupied].std()), 1e-3)
+    likeness = (((x - x[occupied].mean()) / spread) ** 2
+                - ((x - x[empty].mean()) / spread) ** 2) / 2  # log-odds of empty, photo
+    p = np.clip(p_empty, 1e-6, 1 - 1e-6)
+    return 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
+
+
 def decide(obs: Observation, size: int) -> Reading:
     """The reading of one observation."""
-    p_empty = obs.probs[:, 0]
+    p_empty = learn_from_the_photo(obs.probs[:, 0], obs.features)
     occupied = p_empty < 0.5
     sure_occ = np.maximum(p_empty, 1 - p_empty)
     # a plain square that looks occupied: something over the board there

@@ -1,0 +1,50 @@
+"""The unseen-set reader's decisions on made-up model outputs: what the photo teaches
+its unsure squares, and how the pieces' colours split."""
+
+import numpy as np
+
+from damas.vision.read import learn_from_the_photo, split_colours
+
+
+def features_of(kinds, rng, spread=0.05):
+    """Model features: empties near one point, pieces near another, with noise."""
+    empty, piece = np.array([1.0, 0.2, 0.0, 0.1]), np.array([0.1, 0.9, 0.5, 0.0])
+    return np.array([(empty if k == "e" else piece) + rng.normal(0, spread, 4)
+                     for k in kinds])
+
+
+def test_unsure_squares_are_told_by_the_sure_ones_they_resemble():
+    rng = np.random.default_rng(1)
+    kinds = "eeeeeepppppp" + "ep"
+    features = features_of(kinds, rng)
+    p_empty = np.array([0.97] * 6 + [0.03] * 6 + [0.6, 0.45])  # the last two unsure
+    p = learn_from_the_photo(p_empty, features)
+    assert p[12] > 0.9 and p[13] < 0.1
+    assert (p[:6] > 0.9).all() and (p[6:12] < 0.1).all()
+
+
+def test_with_fewer_than_three_sure_squares_of_a_kind_nothing_changes():
+    rng = np.random.default_rng(3)
+    features = features_of("eeeeeepp" + "p", rng)
+    p_empty = np.array([0.97] * 6 + [0.03] * 2 + [0.6])
+    assert np.array_equal(learn_from_the_photo(p_empty, features), p_empty)
+    assert np.array_equal(learn_from_the_photo(p_empty, None), p_empty)
+
+
+def test_two_colours_of_one_lightness_split_by_hue_though_a_crown_is_lighter():
+    rng = np.random.default_rng(4)
+    purple = [[-0.95, 0.10, -0.07]] * 4
+    teal = [[-1.10, -0.01, 0.02]] * 4
+    tops = np.array(purple + teal, float) + rng.normal(0, 0.01, (8, 3))
+    tops[4, 0] = -0.45  # a teal king whose crown is a light sticker
+    p_white, certainty = split_colours(tops)
+    white = p_white > 0.5
+    assert len(set(white[:4])) == 1 and len(set(white[4:])) == 1 and white[0] != white[4]
+    assert (certainty > 0.9).all()
+
+
+def test_one_colour_stays_one_group():
+    rng = np.random.default_rng(5)
+    tops = np.array([[0.2, 0.05, 0.05]] * 10) + rng.normal(0, 0.02, (10, 3))
+    p_white, _ = split_colours(tops)
+    assert len(set(p_white.round(3))) == 1
