@@ -44,7 +44,9 @@ class Publisher:
             except BadEvent:
                 pass  # our own events: only a damaged spool line gets here
         self._lock = threading.Lock()  # the recorder's thread against close()
-        self._inflight: deque = deque()  # (seq, MQTTMessageInfo) of events not yet acked
+        self._inflight: deque = deque()  # (seq, message id) of events not yet acked
+        self._acked: set[int] = set()  # message ids the broker acknowledged (paho's thread)
+        self._state_mids: set[int] = set()
         self._state_payload: bytes | None = None  # the latest retained message, for reconnects
         self.connected = threading.Event()
         self.refused: str | None = None
@@ -58,6 +60,8 @@ class Publisher:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_presence
+        c.on_publish = lambda c_, u, mid, *rest: self._acked.add(mid)  # no lock: paho
+        # may hold its own while it calls us, and publish() takes it under ours
         c.connect_async(address.broker.host, address.broker.port, KEEPALIVE)
         c.loop_start()
         backlog = self.spool.unacked()
@@ -122,20 +126,25 @@ class Publisher:
         message = {"v": VERSION, "instance": self.instance, "seq": entry["seq"],
                    "event": entry["event"]}
         info = self._client.publish(self.address.topic("events"), _json(message), qos=1)
-        self._inflight.append((entry["seq"], info))
+        self._inflight.append((entry["seq"], info.mid))
         self.sent += 1
 
     def _send_state(self) -> None:
         payload = _json({"v": VERSION, "instance": self.instance, "seq": self.state.seq,
                          "state": self.state.snapshot()})
         self._state_payload = payload
-        self._client.publish(self.address.topic("state"), payload, qos=1, retain=True)
+        info = self._client.publish(self.address.topic("state"), payload, qos=1, retain=True)
+        self._state_mids.add(info.mid)
 
     def _settle(self) -> None:
         """Moves the acknowledged mark over every event the broker has (in order)."""
         done = None
-        while self._inflight and self._inflight[0][1].is_published():
-            done = self._inflight.popleft()[0]
+        while self._inflight and self._inflight[0][1] in self._acked:
+            done, mid = self._inflight.popleft()
+            self._acked.discard(mid)
+        for mid in self._state_mids & self._acked:
+            self._state_mids.discard(mid)
+            self._acked.discard(mid)
         if done is not None:
             self.spool.ack(done)
 
