@@ -183,10 +183,9 @@ class BoardState:
                 "alerts": self.alerts, "record_pdn": self.record_pdn}
 
     @classmethod
-    def from_snapshot(cls, name: str, data: dict) -> BoardState:
-        """The board as its retained message holds it (every move checked)."""
+    def from_snapshot(cls, name: str, data: dict, seq: int) -> BoardState:
+        """The board as its retained message (number `seq`) holds it, every move checked."""
         state = cls(name)
-        seq = _need(data, "seq", int)
         if data.get("variant") is not None:
             state._start({"kind": "state", "variant": data.get("variant"),
                           "fen": data.get("fen"), "tags": data.get("tags")})

@@ -113,7 +113,7 @@ class Hall:
     def _events(self, entry: BoardEntry, message: dict) -> None:
         seq, event = message["seq"], message["event"]
         self.counts["events"] += 1
-        if seq <= entry.state.seq:
+        if seq <= entry.state.seq or seq in entry.held:
             self.counts["duplicates"] += 1
             return
         if seq > entry.state.seq + 1:
@@ -157,7 +157,7 @@ class Hall:
             return  # we have it already (the usual case: its event came first)
         self.counts["snapshots"] += 1
         before, old = entry.state.ply, entry.state
-        entry.state = BoardState.from_snapshot(old.name, message["state"])
+        entry.state = BoardState.from_snapshot(old.name, message["state"], seq)
         self.alerts.extend(a for a in entry.state.alerts
                            if isinstance(a.get("seq"), int) and a["seq"] > old.seq)
         self._moved(entry, before)
@@ -249,12 +249,13 @@ def _message(payload: bytes, kind: str) -> dict:
     wanted = {"events": (("seq", int), ("event", dict)), "state": (("seq", int),
                                                                    ("state", dict)),
               "online": (("online", bool),)}[kind]
+    what = {"events": "an event", "state": "a state", "online": "a presence"}[kind]
     for key, kind_ in wanted:
         value = data.get(key)
         if not isinstance(value, kind_) or (kind_ is int and isinstance(value, bool)):
-            raise BadEvent(f"a {kind} message without {key}")
+            raise BadEvent(f"{what} message without {key}")
     if kind != "online" and data["seq"] < 1:
-        raise BadEvent(f"a {kind} message numbered {data['seq']}")
+        raise BadEvent(f"{what} message numbered {data['seq']}")
     return data
 
 
