@@ -40,13 +40,14 @@ def squares(variant, pieces: dict[int, str]) -> str:
 class SimBoard:
     def __init__(self, broker: Broker, event: str, rnd: str, board: str, folder: Path,
                  variant: str = "english", plies: int = 30, pace: float = 0.0,
-                 seed: int = 0, out=lambda line: None):
+                 seed: int = 0, slip_at: int | None = None, out=lambda line: None):
         self.address = BoardAddress(broker, event, rnd, board)
         self.folder = Path(folder)
         self.variant = variant
         self.rng = random.Random(seed)
         self.moves = random_game(variant, self.rng, plies)
         self.pace = pace
+        self.slip_at = slip_at  # before this ply a player knocks a piece off (irregular)
         self.out = out
         self.pdn = self.folder / "game.pdn"
         self.journal = self.folder / "record.jsonl"
@@ -84,9 +85,18 @@ class SimBoard:
         board = squares(v, game.position.pieces())
         yield t, board
         yield t + SETTLE, board
-        for move in self.moves:
+        for ply, move in enumerate(self.moves, start=1):
             if self.stop.is_set():
                 return
+            if ply == self.slip_at:  # a piece off the board, then put back
+                pieces = dict(game.position.pieces())
+                pieces.pop(min(pieces))
+                t += SETTLE + 2
+                yield t, squares(v, pieces)
+                yield t + SETTLE, squares(v, pieces)
+                t += SETTLE + 2
+                yield t, board
+                yield t + SETTLE, board
             if self.pace:
                 self.stop.wait(self.pace)  # the players' pace, accelerated
             t += SETTLE + self.rng.uniform(5, 40)
