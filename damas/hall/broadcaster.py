@@ -36,6 +36,7 @@ class BoardEntry:
         self.state = BoardState(name)
         self.instance: str | None = None
         self.online: bool | None = None
+        self.presence: dict[str, bool] = {}  # instance -> online, whoever claims the id
         self.held: dict[int, dict] = {}  # seq -> event, beyond a missing one
         self.intruders: set[str] = set()  # other instances that claimed this board's id
 
@@ -92,16 +93,28 @@ class Hall:
         """Whether the message comes from the board that has this id (see the module's
         docstring); a new instance takes over a board that went offline or never began."""
         instance = message["instance"]
+        if kind == "online":  # presence never claims a board; it is kept per instance
+            entry.presence[instance] = message["online"]
+            if entry.instance is None or entry.instance == instance:
+                return True
+            if message["online"] is True and instance not in entry.intruders:
+                entry.intruders.add(instance)
+                self._problem(f"board {entry.state.name}: a second board ({instance}) came "
+                              f"online under this board's id, which {entry.instance} has: "
+                              "give it its own board number")
+            return False
         if entry.instance is None or entry.instance == instance:
+            if entry.instance is None:
+                entry.online = entry.presence.get(instance)
             entry.instance = instance
             return True
-        if kind == "online":
-            return False  # the intruder's presence says nothing about the board
         if entry.online is False or entry.state.game is None:
             self._problem(f"board {entry.state.name}: a new board ({instance}) took over "
                           f"from {entry.instance}, which is offline")
+            presence = entry.presence
             entry.__init__(entry.state.name)  # the old board's game is over here
-            entry.instance = instance
+            entry.instance, entry.presence = instance, presence
+            entry.online = presence.get(instance)
             return True
         if instance not in entry.intruders:
             entry.intruders.add(instance)

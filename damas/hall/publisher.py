@@ -51,6 +51,9 @@ class Publisher:
         self.connected = threading.Event()
         self.refused: str | None = None
         self.other_instance: str | None = None
+        self.since = time.time()  # of two boards with one number, the later one yields
+        self.yielded = False  # it did: events stay in the spool, nothing is sent
+        self._restore = False  # the later one overwrote our retained state: send it again
         self.sent = 0
         self._client = c = client(f"damas-{address.event}-{address.round}-{address.board}-"
                                   f"{self.instance}-{secrets.token_hex(3)}")
@@ -67,7 +70,7 @@ class Publisher:
         backlog = self.spool.unacked()
         for entry in backlog:  # what the broker never acknowledged, in order
             self._send(entry)
-        if self.state.game is not None:
+        if self.state.game is not None and backlog:
             self._send_state()
         if problem:
             self.out(f"hall: {problem}; recording goes on, its events wait in {spool} and "
@@ -87,7 +90,8 @@ class Publisher:
         self.connected.set()
         c.subscribe(self.address.topic("online"), qos=1)  # is another board using our id?
         c.publish(self.address.topic("online"), _json({"v": VERSION, "instance":
-                                                       self.instance, "online": True}),
+                                                       self.instance, "online": True,
+                                                       "since": self.since}),
                   qos=1, retain=True)
         payload = self._state_payload  # a broker without persistence lost its copy
         if payload is not None:
@@ -97,16 +101,27 @@ class Publisher:
         self.connected.clear()
 
     def _on_presence(self, c, userdata, message):
+        """Another board online under our number: the one that came later stops
+        sending (its events stay in its spool); the first sends its state again, which
+        the later one's may have replaced. Flags only: paho's thread takes no lock of ours."""
         try:
             data = json.loads(message.payload)
-            other = data["instance"]
-            online = data["online"]
+            other, online = data["instance"], data["online"]
+            since = float(data.get("since", 0))
         except (ValueError, KeyError, TypeError):
             return
-        if online is True and other != self.instance and other != self.other_instance:
-            self.other_instance = other
-            self.out(f"hall: another board ({other}) is online as {self.address}: one of "
-                     "the two has the wrong board number; the broadcaster keeps the first")
+        if online is not True or other == self.instance or other == self.other_instance:
+            return
+        self.other_instance = other
+        if since <= self.since:
+            self.yielded = True
+            self.out(f"hall: another board ({other}) is online as {self.address}: this "
+                     "board stops publishing (its events stay in its spool); give it its "
+                     "own board number and start it again")
+        else:
+            self._restore = True
+            self.out(f"hall: another board ({other}) came online as {self.address}: the "
+                     "broadcaster keeps this board; the other one stops")
 
     # --- the recorder's thread ----------------------------------------------------------
 
@@ -118,6 +133,8 @@ class Publisher:
                 self.state.apply(entry["seq"], event)
             except BadEvent:
                 self.state.seq = entry["seq"]
+            if self.yielded:
+                return
             self._send(entry)
             self._send_state()
             self._settle()
@@ -145,6 +162,10 @@ class Publisher:
         for mid in self._state_mids & self._acked:
             self._state_mids.discard(mid)
             self._acked.discard(mid)
+        waiting = {mid for _, mid in self._inflight}  # every event's id is known here
+        for mid in list(self._acked):  # (under our lock): the rest is presence and the
+            if mid not in waiting:  # state sent again on reconnects, nothing to keep
+                self._acked.discard(mid)
         if done is not None:
             self.spool.ack(done)
 
@@ -165,6 +186,9 @@ class Publisher:
 
     def close(self, timeout: float = 5.0) -> None:
         """Sends what it can within `timeout`; the rest stays in the spool for next time."""
+        with self._lock:
+            if self._restore and self.state.game is not None:
+                self._send_state()
         delivered = self.flush(timeout)
         if not delivered:
             self.out(f"hall: {self.unacked} events not acknowledged by {self.address.broker}"

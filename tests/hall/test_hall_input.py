@@ -119,7 +119,9 @@ def test_garbage_and_a_duplicate_board_id_leave_the_other_boards_alone(mosquitto
                                                   "event": {"kind": "move"}}).encode())):
         vandal.publish(topic, payload, qos=1).wait_for_publish(5)
     # a second board configured with the first one's number
-    twin = SimBoard(mosquitto.broker, "open", "1", "1", tmp_path / "twin", plies=20, seed=9)
+    twin_said = []
+    twin = SimBoard(mosquitto.broker, "open", "1", "1", tmp_path / "twin", plies=20, seed=9,
+                    out=twin_said.append)
     twin.start().join(30)
     for board in (first, other):
         board.join(30)
@@ -132,8 +134,24 @@ def test_garbage_and_a_duplicate_board_id_leave_the_other_boards_alone(mosquitto
         assert "board 1/3: a message that is not JSON" in joined
         assert "board 1/1: an event message without seq" in joined
         assert "board 1/1: a state message whose ply 1 '1-99' is not legal" in joined
-        assert f"board 1/1: a second board ({twin.publisher.instance})" in joined
+        assert f"board 1/1: a second board ({twin.publisher.instance}) came online" in joined
         assert "board 1/2: a second board (forged)" in joined
+        # the twin itself was told, in one line, that the number is taken
+        assert [line for line in twin_said if "another board" in line] == [
+            f"hall: another board ({instance}) is online as {twin.address}: this board "
+            "stops publishing (its events stay in its spool); give it its own board number "
+            "and start it again"]
+        for board in (first, other, twin):
+            board.close()
+        # a broadcaster that starts now has the first board's game, not the twin's
+        late = Hall("open", out=lambda line: None)
+        late_caster = Broadcaster(mosquitto.broker, late)
+        try:
+            for board in (first, other):
+                wait_until(lambda b=board: late.board_pdn(b.address.name) ==
+                           b.pdn.read_text(), 20, f"board {board.address.name} for a late joiner")
+        finally:
+            late_caster.stop()
         assert all(len(line.splitlines()) == 1 for line in problems)
         assert hall.names() == ["1/1", "1/2"]  # the garbage made no board
     finally:
