@@ -11,4 +11,6 @@ broadcaster aggregates them and serves them over HTTP (issue 16).
 | `broadcaster` | the hall's side: every board of an event, in order, no duplicates |
 | `server` | the broadcaster's HTTP: tournament page, PDNs, alerts, stats |
 | `sim` | simulated boards (perfect readings) for the scale test and `damas bench hall` |
+| `mosquitto` | Debian's Mosquitto on a free loopback port, for the tests and the bench |
+| `bench` | `damas bench hall`: boards in worker processes, doubled until the hall saturates |
 """

@@ -177,6 +177,7 @@ class BoardState:
         return {"seq": self.seq, "wall": self.wall, "tags": self.tags,
                 "variant": game.variant.name if game else None,
                 "fen": game.start.fen() if game else None,
+                "position": game.position.fen() if game else None,  # the current one
                 "moves": [[m, self.comments.get(n, [""])[0]]
                           for n, m in enumerate(game.notations() if game else [], start=1)],
                 "clock": self.clock, "status": self.status, "result": self.result,

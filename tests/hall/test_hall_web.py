@@ -67,7 +67,7 @@ def test_the_hall_serves_each_board_the_round_and_the_alerts(hall_of_two):
 
 
 def test_the_tournament_page_shows_every_board_and_one_boards_moves(hall_of_two):
-    from tests.app.browser import open_browser
+    from app.browser import open_browser  # tests/ is on the path, as for tests/app
 
     hall, server, boards = hall_of_two
     browser = open_browser()
