@@ -19,7 +19,7 @@ from .topics import Broker
 
 CONFIG = """\
 listener {port} 127.0.0.1
-allow_anonymous true
+allow_anonymous {anonymous}
 # a hall's burst: QoS 1 messages wait for a slow subscriber instead of being dropped
 max_queued_messages 1000000
 max_inflight_messages 1000
@@ -42,7 +42,7 @@ def free_port() -> int:
 
 
 class Mosquitto:
-    def __init__(self, port: int | None = None):
+    def __init__(self, port: int | None = None, anonymous: bool = True):
         self.binary = shutil.which("mosquitto") or (
             "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
         if self.binary is None:
@@ -51,7 +51,8 @@ class Mosquitto:
         self.port = port or free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="damas-mosquitto-"))
         (self.folder / "mosquitto.conf").write_text(CONFIG.format(
-            port=self.port, folder=self.folder, user=getpass.getuser()))
+            port=self.port, folder=self.folder, user=getpass.getuser(),
+            anonymous="true" if anonymous else "false"))  # false: it refuses us
         self.process: subprocess.Popen | None = None
 
     @property

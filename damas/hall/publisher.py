@@ -82,9 +82,11 @@ class Publisher:
     # --- paho's thread ------------------------------------------------------------------
 
     def _on_connect(self, c, userdata, flags, reason_code, properties=None):
-        if reason_code.is_failure:
-            self.refused = refusal(reason_code)
-            self.out(f"hall: {self.address.broker}: {self.refused}")
+        if reason_code.is_failure:  # paho tries again by itself: say it once
+            if self.refused != refusal(reason_code):
+                self.refused = refusal(reason_code)
+                self.out(f"hall: {self.address.broker}: {self.refused}; recording goes on, "
+                         "its events wait in the spool")
             return
         self.refused = None
         self.connected.set()

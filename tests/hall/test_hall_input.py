@@ -181,3 +181,28 @@ def test_events_shuffled_and_doubled_give_the_record_once(tmp_path):
         hall.receive("damas/e/1/4/events", payload)
     assert hall.board_pdn("1/4") == board.pdn.read_text()
     assert hall.counts["duplicates"] == len(entries) and hall.counts["garbage"] == 0
+
+
+def test_a_broker_that_refuses_us_is_one_line_and_the_board_records_on(tmp_path, mosquitto):
+    """A broker that answers but refuses the CONNECT (no anonymous clients): the
+    broadcaster stops with one line; a board says it once and records on. (The open
+    broker of the fixture goes unused: the fixture skips or fails as the others do.)"""
+    from damas.hall.mosquitto import Mosquitto
+
+    closed = Mosquitto(anonymous=False).start()
+    try:
+        proc = _damas("broadcast", "--broker", closed.url, "--event", "e")
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+        assert "the broker refused us: Not authorized" in proc.stderr, proc.stderr
+        said = []
+        board = SimBoard(closed.broker, "e", "1", "1", tmp_path, plies=10, seed=4,
+                         out=said.append)
+        board.start().join(30)
+        assert board.error is None and board.pdn.exists()
+        wait_until(lambda: board.publisher.refused, 10, "the refusal")
+        assert [line for line in said if "refused" in line] == [
+            f"hall: {closed.url}: the broker refused us: Not authorized; recording goes on, "
+            "its events wait in the spool"]
+        board.close(timeout=0.2)
+    finally:
+        closed.close()
