@@ -145,19 +145,21 @@ def run_bench(args) -> int:
     folder = Path(tempfile.mkdtemp(prefix="damas-hall-bench-",
                                    dir=shm if shm.is_dir() else None))
     runs = []
-    with Mosquitto() as broker:
-        n = boards
-        while True:
-            run = one_run(broker, n, folder)
-            runs.append(run)
-            if not getattr(args, "json", False):
-                _print(run)
-            if saturated(run) or n * 2 > MOST_BOARDS:
-                break
-            n *= 2
     import shutil
 
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        with Mosquitto() as broker:
+            n = boards
+            while True:
+                run = one_run(broker, n, folder)
+                runs.append(run)
+                if not getattr(args, "json", False):
+                    _print(run)
+                if saturated(run) or n * 2 > MOST_BOARDS:
+                    break
+                n *= 2
+    finally:  # the boards' spools and records, however the bench ended
+        shutil.rmtree(folder, ignore_errors=True)
     first_bad = next((r["boards"] for r in runs if saturated(r)), None)
     if getattr(args, "json", False):
         print(json.dumps({"runs": runs, "saturates_at": first_bad}))
