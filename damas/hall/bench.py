@@ -85,7 +85,7 @@ def _boards_worker(url_host: str, port: int, event: str, numbers: list[int], fol
 
 
 def one_run(broker: Mosquitto, boards: int, folder: Path, pace: float = PACE,
-            plies: int = PLIES) -> dict:
+            plies: int = PLIES, per_process: int = PER_PROCESS) -> dict:
     import multiprocessing
 
     event = f"bench{boards}"
@@ -93,7 +93,7 @@ def one_run(broker: Mosquitto, boards: int, folder: Path, pace: float = PACE,
     context = multiprocessing.get_context("spawn")  # no threads copied into a fork
     results = context.Queue()
     numbers = list(range(1, boards + 1))
-    groups = [numbers[i:i + PER_PROCESS] for i in range(0, boards, PER_PROCESS)]
+    groups = [numbers[i:i + per_process] for i in range(0, boards, per_process)]
     workers = [context.Process(target=_boards_worker, args=(
         broker.broker.host, broker.broker.port, event, group, str(folder / event), pace,
         plies, results), daemon=True) for group in groups]

@@ -123,3 +123,16 @@ def _continued(board, recorder):
         t += 10
         yield t, squares(v, position.pieces())
         yield t + SETTLE, squares(v, position.pieces())
+
+
+def test_the_hall_bench_runs_its_boards_in_processes_and_checks_every_pdn(mosquitto,
+                                                                          tmp_path):
+    """`damas bench hall`'s one run, small: boards in two worker processes, every move at
+    the broadcaster, every broadcast PDN equal to its board's record (figures not
+    checked: they are the bench's to print)."""
+    from damas.hall import bench
+
+    run = bench.one_run(mosquitto, 3, tmp_path, pace=0.01, plies=8, per_process=2)
+    assert run["board_processes"] == 2 and run["errors"] == []
+    assert run["arrived"] == run["moves"] > 0 and run["pdn_equal"] == 3
+    assert run["latency_ms"]["median"] >= 0 and run["broadcaster_peak_mb"] > 0
