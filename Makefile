@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean firmware browser
+.PHONY: demo test lint bench clean firmware browser broker
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -36,7 +36,13 @@ browser:
 	@bash scripts/apt-need.sh "the web page tests" chromium chromium-driver || \
 		echo "chromium missing: the web page tests will skip"
 
-test: $(STAMP) lint firmware browser
+# The tournament hall is tested through a real MQTT broker: Debian's Mosquitto (the tests
+# start their own on a free loopback port; the package's system service is not used).
+broker:
+	@bash scripts/apt-need.sh "the tournament hall tests" mosquitto || \
+		echo "mosquitto missing: the hall tests will skip"
+
+test: $(STAMP) lint firmware browser broker
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

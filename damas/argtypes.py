@@ -77,3 +77,34 @@ def time_control(text: str):
         return parse_time_control(text)
     except DamasError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def board_url(text: str):
+    """Where a board publishes in the tournament hall: mqtt://HOST[:PORT]/EVENT/ROUND/BOARD."""
+    from damas.hall.topics import HallAddressError, parse_board_url
+
+    try:
+        return parse_board_url(text)
+    except HallAddressError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def broker_url(text: str):
+    """A broker: mqtt://HOST[:PORT] (1883 by default)."""
+    from damas.hall.topics import HallAddressError, parse_broker
+
+    try:
+        return parse_broker(text)[0]
+    except HallAddressError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def event_name(text: str) -> str:
+    """An event's name as it appears in the hall's topics."""
+    from damas.hall.topics import HallAddressError
+    from damas.hall.topics import event_name as check
+
+    try:
+        return check(text)
+    except HallAddressError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None

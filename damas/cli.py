@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set; "
                                                 "demo-memory: of the demo")
     bench.add_argument("--games", type=count, help="demo-memory: how many games (20)")
+    bench.add_argument("--boards", type=count, help="hall: how many boards first (100); "
+                                                    "then twice as many until it saturates")
     bench.add_argument("--variant", help="demo-memory: the variant (english)")
     bench.add_argument("--photos", metavar="DIR",
                        help="vision: score the labelled photos of DIR (labels.json) instead")

@@ -9,11 +9,11 @@
     time_control = "45+0"
 
 Top-level keys apply to every command that has the option; a table named after the
-command (`[play]`, `[kiosk]`, `[record]`, `[demo]`, `[doctor]`) applies to that command
-only. Keys are the long flag names with `-` or `_`. Every value in the file is checked
-as the flag's would be, whichever command runs (`level = "high"` or `level = 99` is an
-error, as `--level high` is), and an unknown key is an error, so a typo is never
-silently ignored.
+command (`[play]`, `[kiosk]`, `[record]`, `[demo]`, `[doctor]`, `[broadcast]`) applies
+to that command only. Keys are the long flag names with `-` or `_`. Every value in the
+file is checked as the flag's would be, whichever command runs (`level = "high"` or
+`level = 99` is an error, as `--level high` is), and an unknown key is an error, so a
+typo is never silently ignored.
 
 Without `--config`, `damas.toml` in the platform's config folder (damas.paths) is read
 when it exists.

@@ -27,7 +27,6 @@ from pathlib import Path
 
 from damas.rules import BLACK, WHITE, Game, Position, Tracker
 from damas.rules import variant as get_variant
-from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker import Mode
 from damas.rules.tracker_board import Observation
 
@@ -43,7 +42,8 @@ class Recorder:
     def __init__(self, variant: str, control: TimeControl, journal: str | Path,
                  pdn: str | Path, white: str = "?", black: str = "?", event: str = "?",
                  settle: float = 1.0, resume: bool = False, out=print, display=None,
-                 calibration: str | None = None):
+                 calibration: str | None = None, tags: dict[str, str] | None = None,
+                 publisher=None):
         self.variant = get_variant(variant)
         self.calibration = calibration  # folder: the lens, pose and set's colours
         self.control = control
@@ -51,7 +51,9 @@ class Recorder:
         self.pdn_path = Path(pdn)
         self.tags = {"Event": event, "Date": time.strftime("%Y.%m.%d"), "White": white,
                      "Black": black,
-                     "TimeControl": f"{control.minutes * 60:g}+{control.increment:g}"}
+                     "TimeControl": f"{control.minutes * 60:g}+{control.increment:g}",
+                 **(tags or {})}
+        self.publisher = publisher  # damas.hall.publisher.Publisher: the tournament hall
         self.out = out
         self.display = display
         self.clock = Clock(control)
@@ -103,11 +105,8 @@ class Recorder:
         begun = clock()
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0
-        with Journal(self.journal_path) as journal:
-            if self.replay is not None:  # the game so far: later resumes start here
-                journal.write("resumed", **self.replay.resumed_event())
-            elif not self.tracker.game.moves:
-                self._game_start(journal)
+        with self._journal() as journal:
+            self._begin(journal)
             while True:
                 if feed is None:
                     frame = next(source, None)
@@ -144,10 +143,37 @@ class Recorder:
                 self._handle(event, now, journal)
         return self.tracker.game
 
+    def record_boards(self, boards: Iterable[tuple[float, str]]) -> Game:
+        """The record from settled boards as a perfect vision stage reads them: (time,
+        squares in Manoury order, e w b W B ?), for simulated boards in the hall's scale
+        test and bench, where rendering and reading frames would only measure vision."""
+        now = 0.0
+        with self._journal() as journal:
+            self._begin(journal)
+            for now, squares in boards:
+                self._check_resumed_board(squares, now, journal)
+                events = self.tracker.observe(Observation(squares, now))
+                events += self.tracker.tick(now)
+                for event in events:
+                    self._handle(event, now, journal)
+            for event in self.tracker.flush():
+                self._handle(event, now, journal)
+        return self.tracker.game
+
+    def _journal(self):
+        journal = Journal(self.journal_path)
+        return journal if self.publisher is None else _Published(journal, self.publisher)
+
+    def _begin(self, journal) -> None:
+        if self.replay is not None:  # the game so far: later resumes start here
+            journal.write("resumed", **self.replay.resumed_event())
+        elif not self.tracker.game.moves:
+            self._game_start(journal)
+
     def _game_start(self, journal: Journal) -> None:
         journal.write("game-start", variant=self.variant.name,
                       fen=self.tracker.position.fen(), control=str(self.control),
-                      **{k.lower(): v for k, v in self.tags.items()})
+                      **{k.lower(): v for k, v in self.tags.items()}, tags=dict(self.tags))
 
     def _wait_for_camera(self, feed: CameraFeed, lost: CameraLost, now: float,
                          journal: Journal, clock, wait, retry: float) -> float:
@@ -246,8 +272,11 @@ class Recorder:
             comment = clock_comment(state)
             self.clock_comments[self.tracker.game.ply] = [comment]
             data.update(clock=state, clock_comment=comment)
+            text, simple = self._pdn_text()
+            if not simple:  # the hall cannot rebuild a record that goes on from a FEN
+                data["record_pdn"] = text
             journal.write("move", **data)
-            self._write_pdn()
+            self._write_pdn(text)
             self.out(f"{event.notation}  ({comment})")
         else:
             journal.write(f"tracker-{event.kind}", **data)
@@ -262,18 +291,39 @@ class Recorder:
         else:
             self._show(now)
 
-    def _write_pdn(self) -> None:
-        from damas.calibration.store import atomic_write_text
+    def _pdn_text(self) -> tuple[str, bool]:
+        """The live PDN, and whether it is the usual one-segment record."""
+        from damas.hall.board import live_pdn
 
         record = self.tracker.record
         if len(record.segments) == 1:  # the usual case: clock times as move comments
-            text = write_pdn(PdnGame(dict(self.tags), record.segments[0].game,
-                                     dict(self.clock_comments)))
-        else:  # an accepted irregularity: the record goes on from a FEN comment
-            text = record.pdn(**self.tags)
+            return live_pdn(self.tags, record.segments[0].game, self.clock_comments), True
+        return record.pdn(**self.tags), False  # an accepted irregularity: from a FEN on
+
+    def _write_pdn(self, text: str) -> None:
+        from damas.calibration.store import atomic_write_text
+
         atomic_write_text(self.pdn_path, text)
         if self.display is not None:
             self.display.set_pdn(text)
+
+
+class _Published:
+    """The journal, each event also handed to the hall's publisher once it is on disk."""
+
+    def __init__(self, journal: Journal, publisher):
+        self.journal, self.publisher = journal, publisher
+
+    def write(self, kind: str, **data) -> dict:
+        event = self.journal.write(kind, **data)
+        self.publisher.publish(event)
+        return event
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.journal.close()
 
 
 def _clock_problem(move: dict) -> str | None:

@@ -144,6 +144,8 @@ class Request:
 class WebServer:
     """Serves a Display on host:port (port 0: any free port) from one thread."""
 
+    page = PAGE  # what `/` serves (the hall's broadcaster serves its own)
+
     def __init__(self, display: Display, host: str = "127.0.0.1", port: int = 0,
                  request_timeout: float = REQUEST_TIMEOUT):
         self.display = display
@@ -280,7 +282,7 @@ class WebServer:
         elif request.method != "GET":
             await self._send(writer, "405 Method Not Allowed", b"GET or POST", "text/plain")
         elif path in ("/", "/index.html"):
-            page = PAGE.read_text(encoding="utf-8").replace("{{TOKEN}}", self.token)
+            page = self.page.read_text(encoding="utf-8").replace("{{TOKEN}}", self.token)
             await self._send(writer, "200 OK", page.encode(), "text/html; charset=utf-8",
                              "Content-Security-Policy: frame-ancestors 'none'\r\n")
         elif path == "/state":

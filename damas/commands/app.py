@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from damas.argtypes import seconds, time_control
+from damas.argtypes import board_url, seconds, time_control
 
 
 def register(sub) -> None:
@@ -42,6 +42,12 @@ def register(sub) -> None:
                         "clocks, moves, the PDN for broadcast")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address the page is served on (0.0.0.0: every network)")
+    p.add_argument("--publish", type=board_url, metavar="mqtt://BROKER/EVENT/ROUND/BOARD",
+                   help="publish every event of the game to the tournament hall's MQTT "
+                        "broker (see damas broadcast)")
+    p.add_argument("--spool", help="with --publish: the events on their way to the broker "
+                                   "(default: hall-spool-EVENT-ROUND-BOARD.jsonl in the "
+                                   "data folder)")
     p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_record)
 
@@ -74,17 +80,30 @@ def run_record(args) -> int:
     journal = session_file(args.journal, args.data_dir, "record.jsonl")
     pdn = session_file(args.pdn, args.data_dir, "record.pdn")
     print(f"journal: {journal}; PDN: {pdn}")
+    publisher, tags, event = None, {}, args.event
+    if args.publish is not None:
+        from damas.hall.publisher import Publisher
+
+        where = args.publish
+        spool = session_file(args.spool, args.data_dir,
+                             f"hall-spool-{where.event}-{where.round}-{where.board}.jsonl")
+        publisher = Publisher(where, spool)  # a broker name that does not resolve: 1 line
+        print(f"hall: publishing to {where} (spool: {spool})")
+        tags = {"Round": where.round, "Board": where.board}
+        event = where.event if event == "?" else event
     display, server = serve_page(args.web, args.host)
     try:
         recorder = Recorder(args.variant, args.time_control, journal,
-                            pdn, white=args.white, black=args.black, event=args.event,
+                            pdn, white=args.white, black=args.black, event=event,
                             settle=args.settle, resume=args.resume, display=display,
-                            calibration=args.calibration)
+                            calibration=args.calibration, tags=tags, publisher=publisher)
         # a live camera that goes away pauses the record until it is back
         game = recorder.run(CameraFeed(str(args.camera)), fps=args.fps)
     finally:
         if server is not None:
             server.stop()
+        if publisher is not None:
+            publisher.close()
     print(f"{game.ply} plies recorded, {recorder.irregular} irregularities flagged; "
           f"PDN: {pdn}")
     return 0
