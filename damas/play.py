@@ -22,7 +22,7 @@ from pathlib import Path
 from damas.rules import BLACK, WHITE, DamasError, Game, Move, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
-from damas.rules.tracker_board import Observation
+from damas.rules.tracker.board import Observation
 
 from .camera import CameraLost
 from .journal import Journal, Replay

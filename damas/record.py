@@ -29,7 +29,7 @@ from damas.rules import BLACK, WHITE, Game, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker import Mode
-from damas.rules.tracker_board import Observation
+from damas.rules.tracker.board import Observation
 
 from .camera import CameraFeed, CameraLost
 from .clock import Clock, TimeControl, clock_comment

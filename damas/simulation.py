@@ -256,7 +256,7 @@ class Visitor:
         move = self._choose(game)
         shuffled = Move(move.path, tuple(self.rng.sample(move.captured, len(move.captured))),
                         move.promotion)
-        from damas.vision.handmove import move_by_hand
+        from damas.sim.handmove import move_by_hand
 
         self.made.append(position.notation(move))
         return wait + [(s.pieces, s.hands) for s in
@@ -267,7 +267,7 @@ class Visitor:
         take off). Now and then a captured piece is forgotten; when the grid then lights
         the squares to put right (orange), the board is put as the move leaves it."""
         from damas.robot.leds import COLOURS
-        from damas.vision.handmove import move_by_hand
+        from damas.sim.handmove import move_by_hand
 
         lit = {colour: {sq for sq, rgb in leds.items() if rgb == COLOURS[colour]}
                for colour in ("from", "to", "remove", "irregular")}

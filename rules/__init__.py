@@ -19,7 +19,7 @@ from .move import Move
 from .perft import divide, perft
 from .position import Position
 from .tracker import Policy, Tracker
-from .tracker_board import Observation
+from .tracker.board import Observation
 from .variant import (
     BLACK,
     BRAZILIAN,

@@ -1,7 +1,7 @@
 """damas.vision: the camera pipeline and the simulated camera.
 
 Modules (import what you need; the package itself loads nothing heavy):
-`render` and `scene` (the physical-board renderer), `handmove` (moves made by hand),
+`render` and `scene` (the physical-board renderer; a hand moving pieces is in `damas.sim`),
 `sources` (cameras, videos, folders), `corners`, `extent`, `fit`, `markers` and `locate`
 (the board in a frame), `patches`, `occupancy` and `read` (the squares), `pipeline`
 (`BoardReader`: frames to readings), `settle` (`SettleDetector`), `calibrate` (a set

@@ -11,9 +11,9 @@ import time
 from damas.pdnfile import read_pdn_file
 from damas.rules import DamasError, Game, variant
 from damas.rules.tracker import Tracker
-from damas.rules.tracker_board import Observation, ObservationError
-from damas.rules.tracker_format import Commit, read_lines
-from damas.rules.tracker_steps import move_steps
+from damas.rules.tracker.board import Observation, ObservationError
+from damas.rules.tracker.format import Commit, read_lines
+from damas.sim.person import move_steps
 
 
 def register(sub) -> None:

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from .bitboard import layout
-from .errors import DamasError
-from .geometry import FILES, clip, geometry
-from .variant import Variant
+from ..bitboard import layout
+from ..errors import DamasError
+from ..geometry import FILES, clip, geometry
+from ..variant import Variant
 
 READINGS = "ewbWB?"
 PIECE_READINGS = "wbWB"
