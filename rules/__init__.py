@@ -4,6 +4,11 @@ Variants as data, Manoury geometry, bitboard positions, legal moves, games with 
 rules, FEN and PDN, perft.
 """
 
+# The folder sits at the repository root, which is often on sys.path: imported as `rules`
+# it would be a second copy of every class. damas/rules is the package (a symlink).
+if __name__ != "damas.rules":
+    raise ImportError("import damas.rules, not rules (the folder is that package)")
+
 from .errors import (
     DamasError,
     FenError,

@@ -8,3 +8,8 @@ Modules (import what you need; the package itself loads nothing heavy):
 learned from a photo), `annotate`, `photos` and `photobench` (labelled real photos),
 `bench` (`damas bench vision`), `synth` and `train` (the occupancy model's training).
 """
+
+# The folder sits at the repository root, which is often on sys.path: imported as `vision`
+# it would be a second copy of every class. damas/vision is the package (a symlink).
+if __name__ != "damas.vision":
+    raise ImportError("import damas.vision, not vision (the folder is that package)")
