@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean firmware browser
+.PHONY: demo test lint typecheck bench clean firmware browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -24,6 +24,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# the whole package, stages included (damas/<stage> are symlinks to the stage folders)
+typecheck: $(STAMP)
+	$(BIN)/mypy -p damas
+
 # The firmware tests run the real firmware in simavr: Debian's AVR toolchain and simavr
 # are installed when missing (as root). Without them those tests skip, except in CI
 # (.ci/run sets DAMAS_REQUIRE_FIRMWARE=1), where they fail.
@@ -36,11 +40,11 @@ browser:
 	@bash scripts/apt-need.sh "the web page tests" chromium chromium-driver || \
 		echo "chromium missing: the web page tests will skip"
 
-test: $(STAMP) lint firmware browser
+test: $(STAMP) lint typecheck firmware browser
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/damas bench rules
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis firmware/build
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis firmware/build

@@ -73,7 +73,7 @@ class CameraFeed:
         self.close()
         return CameraLost(f"{self.name} {detail}", self.spec, cause)
 
-    def _unavailable(self, error: SourceError) -> CameraLost:
+    def _unavailable(self, error: SourceError | OSError) -> CameraLost:
         return self._lost("unavailable", f"cannot be opened ({error}): check it is "
                                          "plugged in and the index or address is right "
                                          f"(damas doctor --camera {self.spec})")

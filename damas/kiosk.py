@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, DamasError, Position
+from damas.rules import BLACK, WHITE, Color, DamasError, Position
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
@@ -100,7 +100,7 @@ class Kiosk:
         self._set_up(start, journal)
         visitor = self.requested.is_set()
         self.requested.clear()
-        machine = (1 - self.o.visitor_side,) if visitor else (WHITE, BLACK)
+        machine = (Color(1 - self.o.visitor_side),) if visitor else (WHITE, BLACK)
         options = replace(self.o.play, machine_sides=machine,
                           idle_limit=self.o.idle_limit if visitor else None,
                           max_plies=None if visitor else self.o.attract_plies,

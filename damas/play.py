@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, DamasError, Game, Move, Position, Tracker
+from damas.rules import BLACK, WHITE, Color, DamasError, Game, Move, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker.board import Observation
@@ -41,7 +41,7 @@ class PlayOptions:
     variant: str = "international"
     engine: str = "builtin:level=5"  # any engine spec of `damas match`
     movetime: float | None = None  # seconds a move for engines without a level
-    machine_sides: tuple[int, ...] = (BLACK,)  # the sides the engine plays
+    machine_sides: tuple[Color, ...] = (BLACK,)  # the sides the engine plays
     settle: float = 1.0  # seconds the board must stay before a move counts
     retry: float = 2.0  # seconds between attempts to get a lost device back
     corrections: int = 2  # the robot's attempts to put a board right before a person must

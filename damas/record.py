@@ -33,7 +33,7 @@ from damas.rules.tracker.board import Observation
 
 from .camera import CameraFeed, CameraLost
 from .clock import Clock, TimeControl, clock_comment
-from .journal import Journal, replay_last_game
+from .journal import Journal, Replay, replay_last_game
 
 PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a white king",
                "B": "a black king"}
@@ -58,7 +58,7 @@ class Recorder:
         self.clock_comments: dict[int, list[str]] = {}
         self.resumed_ply: int | None = None  # the journal's last ply, on --resume
         self._mismatch_shown: str | None = None
-        self.replay = None  # the journal's game, on --resume
+        self.replay: Replay | None = None  # the journal's game, on --resume
         game = self._resumed() if resume else None
         self.tracker = Tracker(self.variant, game=game, policy="tournament", settle=settle)
         self.started = False
@@ -99,7 +99,7 @@ class Recorder:
                   if self.calibration else BoardReader(size, known=known))
         detector = SettleDetector()
         feed = frames if isinstance(frames, CameraFeed) else None
-        source = None if feed is not None else iter(frames)
+        source = None if isinstance(frames, CameraFeed) else iter(frames)
         begun = clock()
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0

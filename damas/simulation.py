@@ -13,11 +13,19 @@ a crown), for runs of hundreds of games.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from damas.rules import Game, Move
 
 from .camera import CameraLost
+
+if TYPE_CHECKING:
+    from damas.robot.session import RobotSession
+
+    from .movers import LedMover, RobotMover
+    from .watch import VisionWatch
 
 FPS = 10.0
 HOLD = "hold"  # in a visitor's steps: wait (the board as it is) until told, at most
@@ -326,12 +334,12 @@ class Visitor:
 class SimWorld:
     """Everything outside the app, simulated and wired: see `simulated_world`."""
 
-    mover: object  # damas.movers.RobotMover or LedMover, on a simulated controller
+    mover: RobotMover | LedMover  # on a simulated controller
     table: Table
     visitor: Visitor
-    watch: object  # BoardCamera, or a VisionWatch over a RenderedCamera
+    watch: BoardCamera | VisionWatch  # VisionWatch over a RenderedCamera
     clock: SimClock
-    robot: object = None  # robot.session.RobotSession when a robot moves the pieces
+    robot: RobotSession | None = None  # when a robot moves the pieces
 
     def wait(self, seconds: float) -> None:
         self.table.wait(seconds)
@@ -383,9 +391,9 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
         session = RobotSession.open(example_machine(size), robot, start, speedup=5000)
         table = Table(session.simulator, session.driver, rng, clock, faults or Faults(),
                       visitor, robot=session)
-        mover = RobotMover(session)
+        mover: RobotMover | LedMover = RobotMover(session)
     else:
-        forward = []
+        forward: list[Callable[[list], None]] = []
         controller = MachineSimulator(Config(leds=squares, speedup=5000),
                                       on_leds=lambda frame: forward[0](frame))
         driver = GrblDriver(controller.start(), home=False, send_and_wait=True, timeout=5.0)
@@ -395,6 +403,7 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
         driver.connect()
         mover = LedMover(LedGrid(driver, squares), driver)
         session = None
+    watch: BoardCamera | VisionWatch
     if camera == "board":
         watch = BoardCamera(table, squares)
     else:

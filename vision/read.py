@@ -240,10 +240,11 @@ def decide(obs: Observation, size: int) -> Reading:
     # class is the one a model over-calls on a set it never saw)
     king_p = obs.probs[idx, 2:].sum(axis=1)
     kings = (king_p >= KING_SURE) & (king_p > obs.probs[idx, 1])
-    squares, confidence = {}, {}
+    squares: dict[int, str] = {}
+    confidence: dict[int, float] = {}
     for sq in range(1, len(p_empty) + 1):
         squares[sq], confidence[sq] = "e", float(sure_occ[sq - 1])
-    for k, i in enumerate(idx):
+    for k, i in enumerate(idx.tolist()):
         letter = "w" if p_white[k] >= 0.5 else "b"
         squares[i + 1] = letter.upper() if kings[k] else letter
         confidence[i + 1] = float(sure_occ[i] * sure_colour[k])

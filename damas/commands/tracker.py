@@ -86,7 +86,7 @@ def _print(events) -> None:
 
 def _middle_games(rng: random.Random, count: int) -> list[Game]:
     """Random international games stopped between ply 20 and 50, still going."""
-    games = []
+    games: list[Game] = []
     while len(games) < count:
         g = Game("international")
         for _ in range(rng.randrange(20, 50)):

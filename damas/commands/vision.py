@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from damas.cli import command_group
 from damas.rules import DamasError, Position, variant
@@ -125,7 +126,7 @@ def run_render(args) -> int:
     pos = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
     rng = random.Random(args.seed)
     width, height = _pair("--size", args.size, 64, "WIDTHxHEIGHT, e.g. 1280x720")
-    fixed = {"size": v.size, "width": width, "height": height}
+    fixed: dict[str, Any] = {"size": v.size, "width": width, "height": height}
     for key, value in (("tilt_deg", args.tilt), ("rotation_deg", args.rotation),
                        ("scheme", args.scheme), ("noise", args.noise), ("blur", args.blur),
                        ("jpeg_quality", args.jpeg)):

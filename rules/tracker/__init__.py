@@ -311,6 +311,7 @@ class Tracker:
                     return verdict2
                 continue
             finding = judge_unfinished(p, before, verdict)
+            assert finding.situation is not None  # an unfinished move shows a position
             answer = Expectation(finding.situation).classify(board)
             if isinstance(answer, Complete):
                 events += self._report(finding, before, t)
@@ -377,6 +378,7 @@ class Tracker:
 
     def _settle(self, t: float) -> list[Event]:
         held = self._held
+        assert held is not None  # settling is of the board held
         held.settled = True
         verdict = held.verdict
         if isinstance(verdict, Complete):
@@ -436,11 +438,13 @@ class Tracker:
 
     def _accept(self, shape: Shape, t: float) -> list[Event]:
         active = self._active
+        assert active is not None  # accepting is of the irregularity active
         article = active.event.article
-        situation = active.finding.situation
+        situation, expectation = active.finding.situation, active.expectation
+        assert situation is not None and expectation is not None  # else no _Accepting
         self.record.go_on_from(situation, f"{article} accepted (000 §5.7): play goes on "
                                           f'from FEN "{situation.fen()}"')
-        self._expect = active.expectation
+        self._expect = expectation
         self._active = None
         return [Accepted(t, article, situation.fen())] + self._play(shape, t)
 
