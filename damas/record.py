@@ -29,7 +29,6 @@ from damas.rules import BLACK, WHITE, Game, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker import Mode
-from damas.rules.tracker.board import Observation
 
 from .camera import CameraFeed, CameraLost
 from .clock import Clock, TimeControl, clock_comment
@@ -133,10 +132,9 @@ class Recorder:
                 events = []
                 if settled is not None:
                     reader.settled(settled)
-                    squares = "".join(settled.squares[s]
-                                      for s in range(1, self.variant.squares + 1))
-                    self._check_resumed_board(squares, now, journal)
-                    events += self.tracker.observe(Observation(squares, now))
+                    seen = settled.occupancy()
+                    self._check_resumed_board(seen.readings, now, journal)
+                    events += self.tracker.observe(seen.at(now))
                 events += self.tracker.tick(now)
                 for event in events:
                     self._handle(event, now, journal)

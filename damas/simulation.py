@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from damas.rules import Game, Move
+from damas.rules import Game, Move, Occupancy
 
 from .camera import CameraLost
 
@@ -179,11 +179,13 @@ class BoardCamera:
         self.table = table
         self.squares = squares
 
-    def look(self) -> str | None:
+    def look(self) -> Occupancy | None:
         pieces, hands = self.table.frame()
         if hands:
             return None
-        return "".join((pieces.get(s) or "e").lower() for s in range(1, self.squares + 1))
+        # colours only: like a camera, it cannot tell a king from a man
+        return Occupancy("".join((pieces.get(s) or "e").lower()
+                                 for s in range(1, self.squares + 1)))
 
     def refresh(self) -> None:
         pass  # frames are made on demand: none is ever stale

@@ -1,14 +1,14 @@
 """The camera as the play session sees it: frames in, the board as it stands out.
 
-`look()` reads one frame and answers the board's squares ('e', 'w', 'b', 'W', 'B', '?'
-per dark square, as one string) while the board is settled, None while something moves
-or covers it. It raises CameraLost when the camera goes away and EndOfFrames when a
+`look()` reads one frame and answers the board as it stands (an `Occupancy`: a reading
+and its confidence per dark square) while the board is settled, None while something
+moves or covers it. It raises CameraLost when the camera goes away and EndOfFrames when a
 recording ends; `reopen()` tries to get the camera back.
 """
 
 from __future__ import annotations
 
-from damas.rules import DamasError, Position
+from damas.rules import DamasError, Occupancy, Position
 
 
 class EndOfFrames(DamasError):
@@ -30,7 +30,7 @@ class VisionWatch:
         self.detector = SettleDetector(still_frames)
         self.on_frame = on_frame  # (image, reading) for the video and the web page
 
-    def look(self) -> str | None:
+    def look(self) -> Occupancy | None:
         frame = self.camera.read()
         if frame is None:
             raise EndOfFrames("the recording has ended")
@@ -43,8 +43,7 @@ class VisionWatch:
         settled = self.detector.settled_reading
         if settled is None:
             return None
-        squares = settled.squares
-        return "".join(squares[s] for s in range(1, len(squares) + 1))
+        return settled.occupancy()
 
     def refresh(self) -> None:
         """Only frames from now on count: the machine just moved, and a camera's buffer

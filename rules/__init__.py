@@ -21,6 +21,7 @@ from .errors import (
 from .game import Game, Outcome
 from .geometry import Geometry, geometry
 from .move import Move
+from .occupancy import Occupancy
 from .perft import divide, perft
 from .position import Position
 from .tracker import Policy, Tracker
@@ -45,7 +46,7 @@ __all__ = [
     "BLACK", "BRAZILIAN", "ENGLISH", "INTERNATIONAL", "VARIANTS", "WHITE",
     "BackRowInCapture", "CaptureChoice", "Color", "DamasError", "DrawKind", "DrawRule",
     "FenError", "Game", "Geometry", "IllegalMoveError", "Move", "NotationError", "Outcome",
-    "Observation", "PdnError", "Policy", "Position", "SquareError", "Tracker", "Variant",
-    "VariantError", "divide", "geometry",
+    "Observation", "Occupancy", "PdnError", "Policy", "Position", "SquareError", "Tracker",
+    "Variant", "VariantError", "divide", "geometry",
     "perft", "variant",
 ]

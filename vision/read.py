@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from damas.rules import geometry
+from damas.rules import Occupancy, geometry
 from damas.rules.fen import write_fen
 
 from .board import BoardPose
@@ -53,6 +53,12 @@ class Reading:
 
     def pieces(self) -> dict[int, str]:
         return {s: v for s, v in self.squares.items() if v in "wbWB"}
+
+    def occupancy(self) -> Occupancy:
+        """The board value the rest of the pipeline takes, confidence kept."""
+        n = len(self.squares)
+        sure = {s: self.confidence.get(s, 0.0) for s in range(1, n + 1)}
+        return Occupancy.of_pieces(n, self.squares, sure)
 
     def fen(self, turn: str = "W") -> str:
         """FEN of the pieces seen (unknown squares left out)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from damas.cli import command_group
-from damas.rules import DamasError, Position, variant
+from damas.rules import DamasError, Occupancy, Position, variant
 
 SIDES = ("bottom", "top", "left", "right")
 
@@ -289,8 +289,7 @@ def run_calibrate_board(args) -> int:
     reader, _ = _reader_for(args, v.size, known=known)
     reader.locate(image)
     reading = reader.read(image)
-    wrong = [s for s in range(1, v.squares + 1)
-             if reading.squares[s].lower() != (known.piece(s) or "e").lower()]
+    wrong = reading.occupancy().differing(Occupancy.of_position(known))
     pose = reader.pose
     side = pose.white_side_in_image()
     cal = BoardCalibration(v.name, v.size, pose.camera, (float(side[0]), float(side[1])),
