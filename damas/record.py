@@ -91,12 +91,12 @@ class Recorder:
         may be lost and come back (we wait `retry` seconds between tries). Time is the
         frame count over `fps` for a video (plus any pause), else `clock`."""
         from damas.vision.pipeline import BoardReader
-        from damas.vision.settle import SettleDetector
+        from damas.vision.settle import SettleLoop
 
         size, known = self.variant.size, self.tracker.position
         reader = (BoardReader.from_calibration(self.calibration, size, known=known)
                   if self.calibration else BoardReader(size, known=known))
-        detector = SettleDetector()
+        settle = SettleLoop(reader)
         feed = frames if isinstance(frames, CameraFeed) else None
         source = None if isinstance(frames, CameraFeed) else iter(frames)
         begun = clock()
@@ -125,14 +125,12 @@ class Recorder:
                 if self._clock_asked.is_set():
                     self._clock_asked.clear()
                     self._pause_or_restart_clock(now, journal)
-                reading = reader.read(frame)
+                look = settle.look(frame)
                 if self._to_page is not None:
-                    self._to_page(frame, reading, reader.pose)
-                settled = detector.update(reader.motion_vector(), reading)
+                    self._to_page(frame, look.reading, reader.pose)
                 events = []
-                if settled is not None:
-                    reader.settled(settled)
-                    seen = settled.occupancy()
+                if look.new is not None:
+                    seen = look.new.occupancy()
                     self._check_resumed_board(seen.readings, now, journal)
                     events += self.tracker.observe(seen.at(now))
                 events += self.tracker.tick(now)
