@@ -139,10 +139,10 @@ class World:
             obj = s.pieces[0] if len(s.pieces) == 1 else (
                 s.pieces[0].upper() if len(s.pieces) == 2 and s.pieces[0] == s.pieces[1]
                 else "?")
-            out.append((self._to_board(s.x, s.y), obj))
+            out.append((self.to_board(s.x, s.y), obj))
         return out
 
-    def _to_board(self, x: float, y: float) -> tuple[float, float]:
+    def to_board(self, x: float, y: float) -> tuple[float, float]:
         (a, b, c), (d, e, f) = self.machine.board_to_machine
         det = a * e - b * d
         dx, dy = x - c, y - f
