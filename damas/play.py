@@ -24,6 +24,7 @@ from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
 from .camera import CameraLost
+from .interfaces import Display, Mover, Timer, Watch
 from .journal import Journal, Replay
 from .pdnfile import after
 
@@ -50,10 +51,12 @@ class PlayOptions:
 
 
 class PlaySession:
-    def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
-                 pdn: str | Path, *, replay: Replay | None = None, clock=time.monotonic,
-                 wait=time.sleep, out=print, display=None,
-                 stop: Callable[[], bool] = lambda: False, timer=None,
+    def __init__(self, options: PlayOptions, watch: Watch, mover: Mover, journal: Journal,
+                 pdn: str | Path, *, replay: Replay | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 wait: Callable[[float], object] = time.sleep,
+                 out: Callable[[str], object] = print, display: Display | None = None,
+                 stop: Callable[[], bool] = lambda: False, timer: Timer | None = None,
                  on_move: Callable[[int, str, str], object] | None = None,
                  earlier: str = ""):
         self.o = options
@@ -68,7 +71,7 @@ class PlaySession:
         self.out = out
         self.display = display
         self.stop = stop
-        self.timer = timer or (lambda part: nullcontext())  # where the time goes, by part
+        self.timer: Timer = timer or (lambda part: nullcontext())  # where the time goes
         self.on_move = on_move  # (ply, notation, "machine" or "person") once it is recorded
         self.engine = None
         self.replay = replay  # the journal's game this session resumes
@@ -338,7 +341,7 @@ class PlaySession:
                 if squares.colours == unmoved.colours:  # nothing moved: the move again
                     self._status(f"the board still shows the position before {move.short}: "
                                  "playing it again")
-                    action = partial(self.mover.play, move)
+                    action: Callable[[], object] = partial(self.mover.play, move)
                 else:
                     self._status(f"the board differs from {move.short} on squares {diff}: "
                                  "putting it right")
@@ -351,7 +354,8 @@ class PlaySession:
                 self.mover.show(diff, f"make the board show {move.short}")
                 self._status(f"please put the board right: squares {diff} "
                              f"(the machine played {move.short})")
-            elif self.o.idle_limit is not None and self.now - shown_at > self.o.idle_limit:
+            elif self.o.idle_limit is not None and shown_at is not None and \
+                    self.now - shown_at > self.o.idle_limit:
                 self.ended = "board not put right"
                 raise Stopped
         self.mover.clear()
