@@ -145,7 +145,7 @@ class Kiosk:
         # the game's session shows what still differs until someone puts it right
 
     def _settled(self, journal: Journal) -> Occupancy:
-        from .camera import CameraLost
+        from damas.vision.feed import CameraLost
 
         while True:
             try:

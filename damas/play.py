@@ -22,8 +22,8 @@ from pathlib import Path
 from damas.rules import BLACK, WHITE, Color, DamasError, Game, Move, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
+from damas.vision.feed import CameraLost
 
-from .camera import CameraLost
 from .interfaces import Display, Mover, Timer, Watch
 from .journal import Journal, Replay
 from .pdnfile import after

@@ -5,7 +5,7 @@ Frames come from a camera, a video or a stream; vision passes on settled boards;
 tracker (tournament policy: an irregularity the opponent plays on from is accepted, 000
 §5.7) turns them into moves; each move presses the clock of the side that made it.
 
-A lost camera (`damas.camera.CameraLost`: unplugged, stopped, frozen) pauses the record:
+A lost camera (`damas.vision.feed.CameraLost`: unplugged, stopped, frozen) pauses the record:
 a `paused` event, a message, then `reopen()` every `retry` seconds until frames come
 again (`continued`), and the same game goes on. The clock does not stop: the players'
 tournament clock runs on whatever our camera does, so the time of a move seen after a
@@ -29,8 +29,8 @@ from damas.rules import BLACK, WHITE, Game, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.rules.tracker import Mode
+from damas.vision.feed import CameraFeed, CameraLost
 
-from .camera import CameraFeed, CameraLost
 from .clock import Clock, TimeControl, clock_comment
 from .journal import Journal, Replay, replay_last_game
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from damas.rules import Game, Move, Occupancy
-
-from .camera import CameraLost
+from damas.vision.feed import CameraLost
 
 if TYPE_CHECKING:
     from damas.robot.session import RobotSession
@@ -195,7 +194,7 @@ class BoardCamera:
 
 
 class RenderedCamera:
-    """A camera (read/reopen, as damas.camera.CameraFeed) that renders the table."""
+    """A camera (read/reopen, as damas.vision.feed.CameraFeed) that renders the table."""
 
     def __init__(self, table: Table, scene):
         from damas.vision.render import Renderer

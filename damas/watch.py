@@ -21,7 +21,7 @@ class VisionWatch:
         from damas.vision.pipeline import BoardReader
         from damas.vision.settle import SettleLoop
 
-        self.camera = camera  # damas.camera.CameraFeed, or a simulated camera like it
+        self.camera = camera  # damas.vision.feed.CameraFeed, or a simulated camera like it
         self.size = size
         # a calibration folder gives the lens, the board's pose and the set's colours
         reader = (BoardReader.from_calibration(calibration, size, known=known)

@@ -2,9 +2,10 @@
 
 Modules (import what you need; the package itself loads nothing heavy):
 `render` and `scene` (the physical-board renderer; a hand moving pieces is in `damas.sim`),
-`sources` (cameras, videos, folders), `corners`, `extent`, `fit`, `markers` and `locate`
-(the board in a frame), `patches`, `occupancy` and `read` (the squares), `pipeline`
-(`BoardReader`: frames to readings), `settle` (`SettleDetector`), `calibrate` (a set
+`sources` (cameras, videos, folders), `feed` (a live camera lost and found again),
+`corners`, `extent`, `fit`, `markers` and `locate` (the board in a frame), `patches`,
+`occupancy` and `read` (the squares), `pipeline` (`BoardReader`: frames to readings),
+`settle` (`SettleLoop`, `SettleDetector`), `calibrate` (a set
 learned from a photo), `annotate`, `photos` and `photobench` (labelled real photos),
 `bench` (`damas bench vision`), `synth` and `train` (the occupancy model's training).
 """

@@ -112,13 +112,13 @@ def _simulated(args, position, game_of, told, **rates):
 
 def _real(args, position):
     """The camera, and the robot or LED grid, on real ports."""
-    from damas.camera import CameraFeed
     from damas.movers import LedMover, RobotMover
     from damas.robot.grbl import GrblDriver
     from damas.robot.leds import LedGrid
     from damas.robot.machine import example_machine, load_machine
     from damas.robot.session import RobotSession
     from damas.rules import DamasError
+    from damas.vision.feed import CameraFeed
     from damas.watch import VisionWatch
 
     leds = getattr(args, "leds", None)

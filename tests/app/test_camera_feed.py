@@ -7,7 +7,6 @@ import cv2
 import numpy as np
 import pytest
 
-from damas.camera import CameraFeed, CameraLost
 from damas.clock import parse_time_control
 from damas.journal import read_journal
 from damas.record import Recorder
@@ -15,6 +14,7 @@ from damas.rules import Game
 from damas.rules.pdn import read_pdn
 from damas.sim.handmove import move_by_hand
 from damas.vision.errors import SourceError
+from damas.vision.feed import CameraFeed, CameraLost
 from damas.vision.render import render
 from damas.vision.scene import SceneRanges, random_scene
 

@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from damas.rules import DamasError
-from damas.vision.errors import SourceError
-from damas.vision.sources import is_index, open_source
+
+from .errors import SourceError
+from .sources import is_index, open_source
 
 
 class CameraLost(DamasError):
