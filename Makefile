@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean firmware browser broker
+.PHONY: demo test lint typecheck bench clean firmware browser broker
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -23,6 +23,10 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# the whole package, stages included (damas/<stage> are symlinks to the stage folders)
+typecheck: $(STAMP)
+	$(BIN)/mypy -p damas
 
 # The firmware tests run the real firmware in simavr: Debian's AVR toolchain and simavr
 # are installed when missing (as root). Without them those tests skip, except in CI
@@ -42,11 +46,11 @@ broker:
 	@bash scripts/apt-need.sh "the tournament hall tests" mosquitto || \
 		echo "mosquitto missing: the hall tests will skip"
 
-test: $(STAMP) lint firmware browser broker
+test: $(STAMP) lint typecheck firmware browser broker
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/damas bench rules
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis firmware/build
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis firmware/build

@@ -6,3 +6,8 @@ vision stage), `intrinsics` (calibrate from chessboard or ChArUco photos), `boar
 (`BoardCalibration`, `CameraCalibration`, load/save), `colour` (`ColourModel`), `store`
 (atomic versioned JSON), `errors` (`CalibrationError`, `CalibrationVersionError`).
 """
+
+# The folder sits at the repository root, which is often on sys.path: imported as `calibration`
+# it would be a second copy of every class. damas/calibration is the package (a symlink).
+if __name__ != "damas.calibration":
+    raise ImportError("import damas.calibration, not calibration (the folder is that package)")

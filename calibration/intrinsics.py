@@ -76,7 +76,7 @@ def calibrate_charuco(images: list[np.ndarray], squares: tuple[int, int] = (7, 5
         corners, ids, _, _ = detector.detectBoard(_grey(image))
         if ids is None or len(ids) < 6:
             continue
-        obj, img = board.matchImagePoints(corners, ids)
+        obj, img = board.matchImagePoints(corners, ids)  # type: ignore[call-overload]
         object_points.append(obj.astype(np.float32))
         image_points.append(img.astype(np.float32))
     return _solve(object_points, image_points, shapes.pop(), len(images),

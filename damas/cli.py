@@ -8,6 +8,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from collections.abc import Callable
 
 from damas.argtypes import count
 from damas.rules.errors import DamasError
@@ -60,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(run=_usage(parser))
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
                                 parser_class=_Parser)
-    benches = {}
+    benches: dict[str, Callable[[argparse.Namespace], int]] = {}
     import damas.commands
 
     for info in sorted(pkgutil.iter_modules(damas.commands.__path__), key=lambda i: i.name):
@@ -114,6 +115,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     from damas.config import apply_config
 
     commands = parser._subparsers._group_actions[0].choices
+    assert isinstance(commands, dict)  # a subparsers action maps names to parsers
     readers = {name: p for name, p in commands.items()
                if any(a.dest == "config" for a in p._actions)}
     rest = argv[argv.index(args.command) + 1:]

@@ -127,7 +127,7 @@ def _value(action: argparse.Action, key: str, value, path: Path):
         raise ConfigError(f"{where}: give a string or a number, as on the command line")
     text = str(value)
     try:
-        converted = action.type(text) if action.type is not None else text
+        converted = action.type(text) if callable(action.type) else text
     except argparse.ArgumentTypeError as e:
         raise ConfigError(f"{where}: {e}") from None
     except (ValueError, TypeError):

@@ -165,17 +165,20 @@ class Demo:
     def _play(self, number: int, replay: Replay | None, journal: Journal) -> GameSummary:
         from .play import PlayOptions, PlaySession
         from .simulation import simulated_world
+        from .watch import VisionWatch
 
         human = WHITE if self.o.human == "white" else BLACK
         position = replay.game.position if replay is not None else Position.start(self.variant)
-        session = None
+        session: PlaySession | None = None
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
                                 calibration=self.o.calibration,
                                 seed=self.rng.randrange(1 << 30), position=position,
                                 slip_rate=self.o.irregular_rate,
                                 game_of=lambda: session.game if session else None,
-                                told=lambda: session.tracker.irregular is not None)
+                                told=lambda: session is not None
+                                and session.tracker.irregular is not None)
         world.visitor.join((human,))
+        assert isinstance(world.watch, VisionWatch)  # camera="rendered"
         camera = world.watch.camera
         camera.read = self._timed(camera.read, "render")
         world.watch.on_frame = self._show_frame
@@ -186,7 +189,7 @@ class Demo:
         options = PlayOptions(
             variant=self.variant.name,
             engine=f"builtin:level={self.o.level},seed={self.rng.randrange(1 << 30)}",
-            machine_sides=(1 - human,), settle=0.3, max_plies=self.o.max_plies,
+            machine_sides=(human.opponent,), settle=0.3, max_plies=self.o.max_plies,
             tags={"Event": "damas demo", "Round": str(number),
                   "White" if human == WHITE else "Black": "person"})
         first_event = len(read_journal(self.journal_path)) if self.journal_path.exists() else 0

@@ -24,7 +24,7 @@ from pathlib import Path
 from damas.rules import DamasError, Game
 
 # the keys an event must have to be used on resume, by kind
-REQUIRED = {
+REQUIRED: dict[str, dict[str, type]] = {
     "game-start": {"variant": str, "fen": str},
     "move": {"notation": str, "fen": str, "ply": int},
     "resumed": {"start": dict, "moves": list},

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, DamasError, Position
+from damas.rules import BLACK, WHITE, Color, DamasError, Occupancy, Position
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
@@ -31,9 +31,6 @@ from .play import (
     PlayOptions,
     PlaySession,
     Stopped,
-    board_of,
-    colours_seen,
-    differing,
     wait_for_device,
 )
 
@@ -100,7 +97,7 @@ class Kiosk:
         self._set_up(start, journal)
         visitor = self.requested.is_set()
         self.requested.clear()
-        machine = (1 - self.o.visitor_side,) if visitor else (WHITE, BLACK)
+        machine = (Color(1 - self.o.visitor_side),) if visitor else (WHITE, BLACK)
         options = replace(self.o.play, machine_sides=machine,
                           idle_limit=self.o.idle_limit if visitor else None,
                           max_plies=None if visitor else self.o.attract_plies,
@@ -130,7 +127,7 @@ class Kiosk:
         from damas.robot.errors import RobotError
 
         journal.write("kiosk-reset")
-        want = board_of(start)
+        want = Occupancy.of_position(start)
         action = partial(self.mover.reset, start)
         for _ in range(4):
             try:
@@ -140,15 +137,15 @@ class Kiosk:
                 self._wait_for("robot", str(e), self.mover.reconnect, journal)
             self.watch.refresh()
             seen = self._settled(journal)
-            diff = differing(seen, want)
+            diff = seen.differing(want)
             if not diff:
                 return
             journal.write("kiosk-reset-differs", squares=diff)
-            action = partial(self.mover.correct, colours_seen(seen), start)
+            action = partial(self.mover.correct, seen.colours_seen(), start)
         # the game's session shows what still differs until someone puts it right
 
-    def _settled(self, journal: Journal) -> str:
-        from .camera import CameraLost
+    def _settled(self, journal: Journal) -> Occupancy:
+        from damas.vision.feed import CameraLost
 
         while True:
             try:
@@ -156,7 +153,7 @@ class Kiosk:
             except CameraLost as e:
                 self._wait_for("camera", str(e), self.watch.reopen, journal)
                 continue
-            if squares is not None and "?" not in squares:
+            if squares is not None and not squares.unread:
                 return squares
 
     def _wait_for(self, device: str, reason: str, attempt, journal: Journal) -> None:

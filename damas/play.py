@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, DamasError, Game, Move, Position, Tracker
+from damas.rules import BLACK, WHITE, Color, DamasError, Game, Move, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
-from damas.rules.tracker_board import Observation
+from damas.vision.feed import CameraLost
 
-from .camera import CameraLost
+from .interfaces import Display, Mover, Timer, Watch
 from .journal import Journal, Replay
 from .pdnfile import after
 
@@ -41,7 +41,7 @@ class PlayOptions:
     variant: str = "international"
     engine: str = "builtin:level=5"  # any engine spec of `damas match`
     movetime: float | None = None  # seconds a move for engines without a level
-    machine_sides: tuple[int, ...] = (BLACK,)  # the sides the engine plays
+    machine_sides: tuple[Color, ...] = (BLACK,)  # the sides the engine plays
     settle: float = 1.0  # seconds the board must stay before a move counts
     retry: float = 2.0  # seconds between attempts to get a lost device back
     corrections: int = 2  # the robot's attempts to put a board right before a person must
@@ -50,26 +50,13 @@ class PlayOptions:
     tags: dict = field(default_factory=dict)
 
 
-def colours(squares: str) -> str:
-    """A board string with kings as men: a camera may not tell them apart."""
-    return squares.lower()
-
-
-def colours_seen(squares: str) -> dict[int, str]:
-    """Square -> 'w' or 'b' for every piece a board string shows: what a correction
-    starts from."""
-    return {s: c for s, c in enumerate(colours(squares), 1) if c in "wb"}
-
-
-def board_of(position: Position) -> str:
-    return "".join(position.piece(s) or "e" for s in range(1, position.variant.squares + 1))
-
-
 class PlaySession:
-    def __init__(self, options: PlayOptions, watch, mover, journal: Journal,
-                 pdn: str | Path, *, replay: Replay | None = None, clock=time.monotonic,
-                 wait=time.sleep, out=print, display=None,
-                 stop: Callable[[], bool] = lambda: False, timer=None,
+    def __init__(self, options: PlayOptions, watch: Watch, mover: Mover, journal: Journal,
+                 pdn: str | Path, *, replay: Replay | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 wait: Callable[[float], object] = time.sleep,
+                 out: Callable[[str], object] = print, display: Display | None = None,
+                 stop: Callable[[], bool] = lambda: False, timer: Timer | None = None,
                  on_move: Callable[[int, str, str], object] | None = None,
                  earlier: str = ""):
         self.o = options
@@ -84,7 +71,7 @@ class PlaySession:
         self.out = out
         self.display = display
         self.stop = stop
-        self.timer = timer or (lambda part: nullcontext())  # where the time goes, by part
+        self.timer: Timer = timer or (lambda part: nullcontext())  # where the time goes
         self.on_move = on_move  # (ply, notation, "machine" or "person") once it is recorded
         self.engine = None
         self.replay = replay  # the journal's game this session resumes
@@ -155,7 +142,7 @@ class PlaySession:
 
     # --- seeing ---------------------------------------------------------------------------
 
-    def _look(self) -> str | None:
+    def _look(self) -> Occupancy | None:
         while True:
             try:
                 with self.timer("vision"):
@@ -167,11 +154,11 @@ class PlaySession:
             self.now = self.clock()
             return squares
 
-    def _feed(self, squares: str | None) -> None:
+    def _feed(self, squares: Occupancy | None) -> None:
         with self.timer("tracker"):
             events = []
             if squares is not None:
-                events += self.tracker.observe(Observation(squares, self.now))
+                events += self.tracker.observe(squares.at(self.now))
             events += self.tracker.tick(self.now)
         for event in events:
             self._handle(event)
@@ -213,7 +200,7 @@ class PlaySession:
     def _await_setup(self) -> None:
         """The board must show the game's position (the start, or where a resumed game
         stands) before anyone moves; a difference is shown until it is put right."""
-        want = board_of(self.tracker.position)
+        want = Occupancy.of_position(self.tracker.position)
         shown: list[int] = []
         while not self.ready:
             if self.stop():
@@ -222,7 +209,7 @@ class PlaySession:
             self._feed(squares)
             if squares is None or self.ready:
                 continue
-            diff = differing(squares, want)
+            diff = squares.differing(want)
             if diff and diff != shown:
                 shown = diff
                 self.journal.write("board-differs", squares=diff)
@@ -323,7 +310,7 @@ class PlaySession:
         grid, or the robot cannot) what differs is shown for a person to put right. Then
         the tracker sees the move made."""
         expected = before.after(move)
-        want, unmoved = colours(board_of(expected)), colours(board_of(before))
+        want, unmoved = Occupancy.of_position(expected), Occupancy.of_position(before)
         attempts = 0
         shown: list[int] = []
         shown_at = last = None
@@ -334,30 +321,31 @@ class PlaySession:
             squares = self._look()
             if squares is None:
                 continue
-            if colours(squares) == want:
+            if squares.colours == want.colours:
                 break
-            if squares != last:  # a person at work: judge the board once it stays
-                last, since = squares, self.now
-            if "?" in squares and unsure < 10:  # a square not read yet: another frame
+            if squares.readings != last:  # a person at work: judge the board once it stays
+                last, since = squares.readings, self.now
+            if squares.unread and unsure < 10:  # a square not read yet: another frame
                 unsure += 1
                 continue
             robot = self.mover.acts and attempts < self.o.corrections and not shown
-            if colours(squares) == unmoved and not robot and not shown:
+            if squares.colours == unmoved.colours and not robot and not shown:
                 continue  # the person has not begun the move the LEDs show
             if not self.mover.acts and self.now - since < self.o.settle:
                 continue
-            diff = differing(squares, want)
+            diff = squares.differing(want)
             if robot:
                 attempts += 1
-                self.journal.write("mismatch", squares=diff, seen=squares, attempt=attempts)
-                if colours(squares) == unmoved:  # nothing moved: the move again
+                self.journal.write("mismatch", squares=diff, seen=str(squares),
+                                   attempt=attempts)
+                if squares.colours == unmoved.colours:  # nothing moved: the move again
                     self._status(f"the board still shows the position before {move.short}: "
                                  "playing it again")
-                    action = partial(self.mover.play, move)
+                    action: Callable[[], object] = partial(self.mover.play, move)
                 else:
                     self._status(f"the board differs from {move.short} on squares {diff}: "
                                  "putting it right")
-                    action = partial(self.mover.correct, colours_seen(squares), expected)
+                    action = partial(self.mover.correct, squares.colours_seen(), expected)
                 if self._robot(action) is not False:  # it acted, or failed midway: look
                     continue
             if diff != shown:
@@ -366,7 +354,8 @@ class PlaySession:
                 self.mover.show(diff, f"make the board show {move.short}")
                 self._status(f"please put the board right: squares {diff} "
                              f"(the machine played {move.short})")
-            elif self.o.idle_limit is not None and self.now - shown_at > self.o.idle_limit:
+            elif self.o.idle_limit is not None and shown_at is not None and \
+                    self.now - shown_at > self.o.idle_limit:
                 self.ended = "board not put right"
                 raise Stopped
         self.mover.clear()
@@ -443,12 +432,6 @@ def numbered(ply: int, notation: str) -> str:
     the answer."""
     number = (ply + 1) // 2
     return f"{number}. {notation}" if ply % 2 else f"{number}... {notation}"
-
-
-def differing(squares: str, want: str) -> list[int]:
-    """Squares (1-based) whose colour differs, unread ones included."""
-    pairs = zip(colours(squares), colours(want), strict=True)
-    return [i for i, (a, b) in enumerate(pairs, 1) if a != b]
 
 
 def wait_for_device(journal: Journal, device: str, reason: str,

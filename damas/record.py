@@ -5,7 +5,7 @@ Frames come from a camera, a video or a stream; vision passes on settled boards;
 tracker (tournament policy: an irregularity the opponent plays on from is accepted, 000
 §5.7) turns them into moves; each move presses the clock of the side that made it.
 
-A lost camera (`damas.camera.CameraLost`: unplugged, stopped, frozen) pauses the record:
+A lost camera (`damas.vision.feed.CameraLost`: unplugged, stopped, frozen) pauses the record:
 a `paused` event, a message, then `reopen()` every `retry` seconds until frames come
 again (`continued`), and the same game goes on. The clock does not stop: the players'
 tournament clock runs on whatever our camera does, so the time of a move seen after a
@@ -25,14 +25,13 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, Game, Position, Tracker
+from damas.rules import BLACK, WHITE, Game, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.tracker import Mode
-from damas.rules.tracker_board import Observation
+from damas.vision.feed import CameraFeed, CameraLost
 
-from .camera import CameraFeed, CameraLost
 from .clock import Clock, TimeControl, clock_comment
-from .journal import Journal, replay_last_game
+from .journal import Journal, Replay, replay_last_game
 
 PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a white king",
                "B": "a black king"}
@@ -60,7 +59,7 @@ class Recorder:
         self.clock_comments: dict[int, list[str]] = {}
         self.resumed_ply: int | None = None  # the journal's last ply, on --resume
         self._mismatch_shown: str | None = None
-        self.replay = None  # the journal's game, on --resume
+        self.replay: Replay | None = None  # the journal's game, on --resume
         game = self._resumed() if resume else None
         self.tracker = Tracker(self.variant, game=game, policy="tournament", settle=settle)
         self.started = False
@@ -94,14 +93,14 @@ class Recorder:
         may be lost and come back (we wait `retry` seconds between tries). Time is the
         frame count over `fps` for a video (plus any pause), else `clock`."""
         from damas.vision.pipeline import BoardReader
-        from damas.vision.settle import SettleDetector
+        from damas.vision.settle import SettleLoop
 
         size, known = self.variant.size, self.tracker.position
         reader = (BoardReader.from_calibration(self.calibration, size, known=known)
                   if self.calibration else BoardReader(size, known=known))
-        detector = SettleDetector()
+        settle = SettleLoop(reader)
         feed = frames if isinstance(frames, CameraFeed) else None
-        source = None if feed is not None else iter(frames)
+        source = None if isinstance(frames, CameraFeed) else iter(frames)
         begun = clock()
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0
@@ -125,17 +124,14 @@ class Recorder:
                 if self._clock_asked.is_set():
                     self._clock_asked.clear()
                     self._pause_or_restart_clock(now, journal)
-                reading = reader.read(frame)
+                look = settle.look(frame)
                 if self._to_page is not None:
-                    self._to_page(frame, reading, reader.pose)
-                settled = detector.update(reader.motion_vector(), reading)
+                    self._to_page(frame, look.reading, reader.pose)
                 events = []
-                if settled is not None:
-                    reader.settled(settled)
-                    squares = "".join(settled.squares[s]
-                                      for s in range(1, self.variant.squares + 1))
-                    self._check_resumed_board(squares, now, journal)
-                    events += self.tracker.observe(Observation(squares, now))
+                if look.new is not None:
+                    seen = look.new.occupancy()
+                    self._check_resumed_board(seen.readings, now, journal)
+                    events += self.tracker.observe(seen.at(now))
                 events += self.tracker.tick(now)
                 for event in events:
                     self._handle(event, now, journal)
@@ -152,7 +148,7 @@ class Recorder:
             self._begin(journal)
             for now, squares in boards:
                 self._check_resumed_board(squares, now, journal)
-                events = self.tracker.observe(Observation(squares, now))
+                events = self.tracker.observe(Occupancy(squares).at(now))
                 events += self.tracker.tick(now)
                 for event in events:
                     self._handle(event, now, journal)

@@ -13,11 +13,18 @@ a crown), for runs of hundreds of games.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from damas.rules import Game, Move
+from damas.rules import Game, Move, Occupancy
+from damas.vision.feed import CameraLost
 
-from .camera import CameraLost
+if TYPE_CHECKING:
+    from damas.robot.session import RobotSession
+
+    from .movers import LedMover, RobotMover
+    from .watch import VisionWatch
 
 FPS = 10.0
 HOLD = "hold"  # in a visitor's steps: wait (the board as it is) until told, at most
@@ -171,11 +178,13 @@ class BoardCamera:
         self.table = table
         self.squares = squares
 
-    def look(self) -> str | None:
+    def look(self) -> Occupancy | None:
         pieces, hands = self.table.frame()
         if hands:
             return None
-        return "".join((pieces.get(s) or "e").lower() for s in range(1, self.squares + 1))
+        # colours only: like a camera, it cannot tell a king from a man
+        return Occupancy("".join((pieces.get(s) or "e").lower()
+                                 for s in range(1, self.squares + 1)))
 
     def refresh(self) -> None:
         pass  # frames are made on demand: none is ever stale
@@ -185,7 +194,7 @@ class BoardCamera:
 
 
 class RenderedCamera:
-    """A camera (read/reopen, as damas.camera.CameraFeed) that renders the table."""
+    """A camera (read/reopen, as damas.vision.feed.CameraFeed) that renders the table."""
 
     def __init__(self, table: Table, scene):
         from damas.vision.render import Renderer
@@ -256,7 +265,7 @@ class Visitor:
         move = self._choose(game)
         shuffled = Move(move.path, tuple(self.rng.sample(move.captured, len(move.captured))),
                         move.promotion)
-        from damas.vision.handmove import move_by_hand
+        from damas.sim.handmove import move_by_hand
 
         self.made.append(position.notation(move))
         return wait + [(s.pieces, s.hands) for s in
@@ -267,7 +276,7 @@ class Visitor:
         take off). Now and then a captured piece is forgotten; when the grid then lights
         the squares to put right (orange), the board is put as the move leaves it."""
         from damas.robot.leds import COLOURS
-        from damas.vision.handmove import move_by_hand
+        from damas.sim.handmove import move_by_hand
 
         lit = {colour: {sq for sq, rgb in leds.items() if rgb == COLOURS[colour]}
                for colour in ("from", "to", "remove", "irregular")}
@@ -326,12 +335,12 @@ class Visitor:
 class SimWorld:
     """Everything outside the app, simulated and wired: see `simulated_world`."""
 
-    mover: object  # damas.movers.RobotMover or LedMover, on a simulated controller
+    mover: RobotMover | LedMover  # on a simulated controller
     table: Table
     visitor: Visitor
-    watch: object  # BoardCamera, or a VisionWatch over a RenderedCamera
+    watch: BoardCamera | VisionWatch  # VisionWatch over a RenderedCamera
     clock: SimClock
-    robot: object = None  # robot.session.RobotSession when a robot moves the pieces
+    robot: RobotSession | None = None  # when a robot moves the pieces
 
     def wait(self, seconds: float) -> None:
         self.table.wait(seconds)
@@ -383,9 +392,9 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
         session = RobotSession.open(example_machine(size), robot, start, speedup=5000)
         table = Table(session.simulator, session.driver, rng, clock, faults or Faults(),
                       visitor, robot=session)
-        mover = RobotMover(session)
+        mover: RobotMover | LedMover = RobotMover(session)
     else:
-        forward = []
+        forward: list[Callable[[list], None]] = []
         controller = MachineSimulator(Config(leds=squares, speedup=5000),
                                       on_leds=lambda frame: forward[0](frame))
         driver = GrblDriver(controller.start(), home=False, send_and_wait=True, timeout=5.0)
@@ -395,6 +404,7 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
         driver.connect()
         mover = LedMover(LedGrid(driver, squares), driver)
         session = None
+    watch: BoardCamera | VisionWatch
     if camera == "board":
         watch = BoardCamera(table, squares)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from damas.rules import DamasError
 
@@ -29,8 +30,8 @@ class H264Writer:
         self.path = Path(path)
         self.fps = fps
         self.frames = 0
-        self._container = None
-        self._stream = None
+        self._container: Any = None  # av (optional) has no types
+        self._stream: Any = None
         self._tmp: str | None = None
 
     def write(self, bgr) -> None:

@@ -82,7 +82,7 @@ def soak(clients: int = 200, half_open: int = 300, variant: str = "english",
         frames.append(time.perf_counter())
         return look()
 
-    world.watch.look = timed_look
+    world.watch.look = timed_look  # type: ignore[method-assign]  # counts the frames
     done = threading.Event()
     folder = Path(tempfile.mkdtemp(prefix="damas-soak-"))
 
@@ -92,7 +92,7 @@ def soak(clients: int = 200, half_open: int = 300, variant: str = "english",
             with Journal(folder / "soak.jsonl") as journal:
                 session = PlaySession(
                     PlayOptions(variant=variant, engine=f"builtin:level=1,seed={seed}",
-                                machine_sides=(1 - WHITE,), settle=0.3, max_plies=plies),
+                                machine_sides=(WHITE.opponent,), settle=0.3, max_plies=plies),
                     world.watch, world.mover, journal, folder / "soak.pdn",
                     clock=world.clock, wait=world.wait, out=lambda *a: None,
                     display=display)

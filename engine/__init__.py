@@ -9,6 +9,11 @@ Hub and DXP protocols (clients and servers) to play other engines, all behind on
 (True, 4)
 """
 
+# The folder sits at the repository root, which is often on sys.path: imported as `engine`
+# it would be a second copy of every class. damas/engine is the package (a symlink).
+if __name__ != "damas.engine":
+    raise ImportError("import damas.engine, not engine (the folder is that package)")
+
 from .base import Engine, as_game
 from .builtin import BuiltinEngine
 from .dxpclient import DxpEngine

@@ -12,7 +12,7 @@ import time
 from damas.rules import Position
 
 from .builtin import BuiltinEngine
-from .limits import Limit
+from .limits import Info, Limit
 
 POSITIONS = {
     "international": (None, "W:W27,28,30-33,35,37-43,45-50:B1-6,8-11,13-19,21,23,24",
@@ -37,10 +37,13 @@ def run_bench(movetime: float = 1.0, variants=tuple(POSITIONS)) -> dict:
         for fen in POSITIONS[variant]:
             pos = _position(variant, fen)
             engine = BuiltinEngine(variant)
-            to_depth = {}
+            to_depth: dict[int, float] = {}
             started = time.perf_counter()
-            result = engine.play(pos, Limit(depth=FIXED_DEPTH[variant]),
-                                 on_info=lambda i, d=to_depth: d.__setitem__(i.depth, i.seconds))
+
+            def note(info: Info, reached: dict[int, float] = to_depth) -> None:
+                reached[info.depth] = info.seconds
+
+            result = engine.play(pos, Limit(depth=FIXED_DEPTH[variant]), on_info=note)
             seconds = time.perf_counter() - started
             nodes = result.extra["nodes"]
             fixed.append({"fen": pos.fen(), "depth": FIXED_DEPTH[variant], "nodes": nodes,

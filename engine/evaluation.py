@@ -160,8 +160,10 @@ def tables_for(size: int, w: Weights, flying: bool) -> Tables:
         else:  # steps from the edge, up to the middle
             v = w.king_square * min(row, col, size - 1 - row, size - 1 - col)
         king_values[bit.bit_length() - 1] = v
-    return Tables(size, chunk_bits, tuple(men), guard, left, right, tuple(zones),
-                  tuple(cones), tuple(to_go), _chunk_tables(king_values, chunk_bits), row_col)
+    # one entry per side, White then Black
+    return Tables(size, chunk_bits, (men[0], men[1]), (guard[0], guard[1]), left, right,
+                  (zones[0], zones[1]), (cones[0], cones[1]), (to_go[0], to_go[1]),
+                  _chunk_tables(king_values, chunk_bits), row_col)
 
 
 LOST = 9500  # score of a side with no move at a leaf (counted as a win score)

@@ -94,7 +94,7 @@ class HubServer:
             variant(wanted)  # raises on an unknown name, before anything changes
             self.variant_name, self.engine = wanted, None
         elif name == "level":
-            self.level = number(value, "level", 1, 10, integer=True)
+            self.level = int(number(value, "level", 1, 10, integer=True))
             self.engine = None
 
     def on_init(self, line) -> None:
@@ -126,14 +126,14 @@ class HubServer:
         if "infinite" in line.words:
             self.limit = Limit(movetime=INFINITE_SECONDS)
         elif "depth" in n:
-            self.limit = Limit(depth=n["depth"])
+            self.limit = Limit(depth=int(n["depth"]))
         elif "move-time" in n:
             self.limit = Limit(movetime=n["move-time"])
         elif "nodes" in n:
-            self.limit = Limit(nodes=n["nodes"])
+            self.limit = Limit(nodes=int(n["nodes"]))
         elif "time" in n:
             self.limit = Limit(time=n["time"], inc=n.get("inc", 0.0),
-                               moves_to_go=n.get("moves"))
+                               moves_to_go=int(n["moves"]) if "moves" in n else None)
         else:
             raise EngineProtocolError(f"level {' '.join(f'{k}={clip(v)}' for k, v in a.items())}"
                                       ": give depth, move-time, nodes, time or infinite")

@@ -38,7 +38,8 @@ def parse_line(line: str) -> HubLine:
     """Split a Hub line; unbalanced quotes or a key given twice raise
     EngineProtocolError."""
     tokens: list[str] = []
-    current, quoted, in_quotes = [], False, False
+    current: list[str] = []
+    quoted, in_quotes = False, False
     for ch in line.strip():
         if ch == '"':
             in_quotes = not in_quotes

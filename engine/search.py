@@ -36,6 +36,8 @@ POLL_EVERY = 1024  # nodes between looks at the clock and the stop flag
 KILLER_1, KILLER_2 = 1 << 40, 1 << 39  # ordering scores above any history score
 LATE_MOVE = 3  # quiet moves from this index on are first searched with a reduced depth
 
+RootMove = tuple[int, int, int]  # (from bit, to bit, captured bits) of a root move
+
 
 class SearchStopped(Exception):
     """Raised inside the tree when time, nodes or a stop request end the search."""
@@ -120,6 +122,7 @@ class Search:
         rng = rng or random.Random()
         tree.set_noise(noise, rng)
         infos: list[Info] = []
+        pv: Sequence[Move]
         best_move, best_score, done_depth, pv = tree.root_moves[0], 0, 0, ()
         for depth in range(1, max_depth + 1):
             try:
@@ -185,9 +188,9 @@ class _Tree:
         self.keys = keys + [0] * (MAX_PLY + 2)
         self.base = len(keys)  # index of the root's key in self.keys
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
-        self.pv = [[] for _ in range(MAX_PLY + 2)]
+        self.pv: list[list[RootMove]] = [[] for _ in range(MAX_PLY + 2)]
         bit = self.lay.bit_of
-        self.root_moves = []  # (frm, to, captured) of each legal root move
+        self.root_moves: list[RootMove] = []  # each legal root move
         for m in position.legal_moves():
             captured = 0
             for s in m.captured:
@@ -195,7 +198,7 @@ class _Tree:
             self.root_moves.append((bit[m.start], bit[m.end], captured))
         self.bias = {m: 0 for m in self.root_moves}
         self.best = self.root_moves[0]
-        self.improved_in_unfinished = None
+        self.improved_in_unfinished: RootMove | None = None
         self.node = self._make_node()
 
     def set_noise(self, spread: int, rng: random.Random) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from .errors import RobotError
 from .grbl import AlarmError, GrblDriver
 from .machine import Machine, load_machine, save_machine
+from .ports import opener
 
 JOG = re.compile(r"^([xyz])\s*([+-]|=)\s*(-?\d+(?:\.\d+)?)$")
 
@@ -90,10 +91,9 @@ def calibrate_interactively(args) -> int:
         [int(s) for s in args.squares.split(",")]
     simulator = None
     port = args.port
-    if port == "sim-python":
-        from .simulator import Config, MachineSimulator
-
-        simulator = MachineSimulator(Config(speedup=50.0))
+    make = opener(port)
+    if make is not None:  # a simulated machine that nobody watches
+        simulator = make(machine, None, 50.0)
         port = simulator.start()
     driver = GrblDriver(port, machine=machine)
     driver.check_reach = False  # the board's place is what is being fitted

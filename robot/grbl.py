@@ -210,7 +210,8 @@ class GrblDriver:
                 if match:
                     offsets[match.group(1)] = [float(v) for v in match.groups()[1:]]
             g54, g92 = offsets.get("G54", [0.0] * 3), offsets.get("G92", [0.0] * 3)
-            self.wco = tuple(a + b for a, b in zip(g54, g92, strict=True))
+            (x, y, z) = (a + b for a, b in zip(g54, g92, strict=True))
+            self.wco = (x, y, z)
 
     def _home(self) -> None:
         try:

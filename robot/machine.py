@@ -283,6 +283,11 @@ def _list(value, name: str, length: int | None = None) -> list:
     return value
 
 
+def _point(value, name: str) -> Point:
+    u, v = _numbers(value, name, 2)
+    return u, v
+
+
 def _numbers(value, name: str, length: int) -> tuple[float, ...]:
     return tuple(_number(x, name) for x in _list(value, name, length))
 
@@ -291,7 +296,7 @@ def _slots(value, name: str) -> dict[str, tuple[Point, ...]]:
     if not isinstance(value, dict) or set(value) != {"white", "black"}:
         raise MachineFileError(f'{name} must be an object with "white" and "black" lists of '
                                f"[u, v] points, not {_kind(value)}")
-    return {colour: tuple(_numbers(p, f"{name}.{colour} point", 2)
+    return {colour: tuple(_point(p, f"{name}.{colour} point")
                           for p in _list(points, f"{name}.{colour}"))
             for colour, points in value.items()}
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
-from .machine import Machine
+from .machine import Machine, Point
 from .state import PhysicalState
 
 GRAB_RADIUS = 0.3  # of a pitch: how far off centre the magnet or gripper still catches
@@ -138,10 +139,10 @@ class World:
             obj = s.pieces[0] if len(s.pieces) == 1 else (
                 s.pieces[0].upper() if len(s.pieces) == 2 and s.pieces[0] == s.pieces[1]
                 else "?")
-            out.append((self._to_board(s.x, s.y), obj))
+            out.append((self.to_board(s.x, s.y), obj))
         return out
 
-    def _to_board(self, x: float, y: float) -> tuple[float, float]:
+    def to_board(self, x: float, y: float) -> tuple[float, float]:
         (a, b, c), (d, e, f) = self.machine.board_to_machine
         det = a * e - b * d
         dx, dy = x - c, y - f
@@ -155,7 +156,9 @@ class World:
         squares = {str(n): "e" for n in range(1, m.board_size ** 2 // 2 + 1)}
         trays = {c: ["e"] * len(p) for c, p in m.trays.items()}
         reserve = {c: ["e"] * len(p) for c, p in m.reserve.items()}
-        spots = [(m.square_centre(n), squares, str(n)) for n in range(1, len(squares) + 1)]
+        # each spot: where it is, and the table and key of what stands there
+        spots: list[tuple[Point, dict[str, str] | list[str], Any]] = [
+            (m.square_centre(n), squares, str(n)) for n in range(1, len(squares) + 1)]
         for table, points in ((trays, m.trays), (reserve, m.reserve)):
             for colour, pts in points.items():
                 spots += [(p, table[colour], i) for i, p in enumerate(pts)]
@@ -165,8 +168,8 @@ class World:
             if math.dist(spot[0], point) > tolerance:
                 stray.append({"at": [round(point[0], 1), round(point[1], 1)], "piece": obj})
                 continue
-            _, table, key = spot
-            table[key] = obj if table[key] == "e" else "?"
+            _, holder, key = spot
+            holder[key] = obj if holder[key] == "e" else "?"
         return {"squares": squares, "trays": trays, "reserve": reserve, "stray": stray}
 
 

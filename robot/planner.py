@@ -129,7 +129,8 @@ class Planner:
             return self._transfer(work, spot, work.free_slot("reserve", colour), "reset")
         return self._transfer(work, spot, work.free_slot("reserve", colour), "uncrown")
 
-    def _next_reset_task(self, work: PhysicalState, want: dict[int, str]):
+    def _next_reset_task(self, work: PhysicalState,
+                         want: dict[int, str]) -> tuple[Spot, Spot] | None:
         """The next (source, target): first clear squares holding the wrong thing, then
         fill the empty ones, farthest from the trays first so nearer ones never block."""
         for square, obj in sorted(work.board.items()):

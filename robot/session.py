@@ -1,11 +1,15 @@
 """A machine, its planner and its record of the board, playing moves: what the app and
 `damas robot play-pdn` use. The machine is a real port, our firmware in simavr
 (`sim-firmware`), stock GRBL 1.1h in simavr (`sim-grbl`, set up as the machine file's
-GRBL settings say) or the Python simulator (`sim-python`); with a simulator, the
-physical board is known independently from the pins or the simulated tool
-(physics.World). On a real port only the planner's record is known."""
+GRBL settings say) or the Python simulator (`sim-python`), each a port name that opens a
+simulated machine (robot/ports.py); with one, the physical board is known independently
+from the pins or the simulated tool (physics.World). On a real port only the planner's
+record is known."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
 
 from damas.rules import Move, Position
 
@@ -15,9 +19,8 @@ from .grbl import GrblDriver
 from .machine import Machine
 from .physics import World
 from .planner import Planner, Transfer
+from .ports import SimulatedMachine, opener
 from .state import PhysicalState
-
-SIMULATORS = ("sim-python", "sim-firmware", "sim-grbl")
 
 
 class ExecutionFailed(RobotError):
@@ -34,7 +37,7 @@ class ExecutionFailed(RobotError):
 
 class RobotSession:
     def __init__(self, machine: Machine, driver: GrblDriver, state: PhysicalState,
-                 world: World | None = None, simulator=None):
+                 world: World | None = None, simulator: SimulatedMachine | None = None):
         self.machine = machine
         self.planner = Planner(machine)
         self.driver = driver
@@ -44,29 +47,22 @@ class RobotSession:
 
     @classmethod
     def open(cls, machine: Machine, port: str, start: Position, speedup: float = 200.0,
-             timeout: float = 10.0, make_simulator=None) -> RobotSession:
-        """make_simulator(world): the simulator to run for a `sim-...` port, when it must
-        be made otherwise than by default (a test's start position, settings...)."""
+             timeout: float = 10.0,
+             make_simulator: Callable[[World], SimulatedMachine] | None = None
+             ) -> RobotSession:
+        """`port`: a serial device, a pyserial URL or the name of a simulated machine
+        (robot/ports.py); make_simulator(world) makes that machine otherwise than its name
+        would (a test's start position, settings...)."""
         state = PhysicalState.at_start(machine, start)
-        world = simulator = None
-        if port in SIMULATORS:
+        world: World | None = None
+        simulator: SimulatedMachine | None = None
+        make = make_simulator
+        named = opener(port)
+        if make is None and named is not None:
+            make = partial(named, machine, speedup=speedup)
+        if make is not None:
             world = World.from_state(machine, state)
-            if make_simulator is not None:
-                simulator = make_simulator(world)
-            elif port == "sim-python":
-                from .simulator import Config, MachineSimulator
-
-                simulator = MachineSimulator(
-                    Config(speedup=speedup, leds=machine.board_size ** 2 // 2),
-                    on_carriage=world.carriage, on_tool=world.tool)
-            elif port == "sim-grbl":
-                from .grblsim import GrblSimulator
-
-                simulator = GrblSimulator(machine, world)
-            else:
-                from .simavr import FirmwareSimulator
-
-                simulator = FirmwareSimulator(machine, world)
+            simulator = make(world)
             try:
                 port = simulator.start()
             except BaseException:
@@ -125,7 +121,7 @@ class RobotSession:
     def carriage_board_point(self) -> tuple[float, float]:
         if self.world is not None:
             x, y, _ = self.world.position
-            return self.world._to_board(x, y)
+            return self.world.to_board(x, y)
         return (0.0, 0.0)
 
     @property
@@ -137,7 +133,7 @@ class RobotSession:
     def report(self) -> dict:
         """Where the pieces are: seen by the simulator when there is one (`"seen":
         true`), else the planner's record (`"seen": false`)."""
-        if self.world is not None:
+        if self.world is not None and self.simulator is not None:
             self.simulator.sync()  # every event the simulator saw is in the world
             layout = self.world.layout()
             travel = self.world.travel_mm

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from .errors import RobotError
 from .machine import Machine
@@ -121,7 +122,7 @@ class FirmwareSimulator:
         self.events: list[Event] = []
         self.port: str | None = None
         self._proc: subprocess.Popen | None = None
-        self._stderr = None
+        self._stderr: IO[str] | None = None
         self._reader: threading.Thread | None = None
         self._changed = threading.Condition()
         self._z = 0.0

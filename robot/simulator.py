@@ -52,9 +52,9 @@ class MachineSimulator:
         self.sim_seconds = 0.0
         self.tool_on = False
         self.absolute = True
-        self.feed = None
+        self.feed: float | None = None
         self.state = "Alarm"  # homing is required after power-up, as GRBL with $22=1
-        self.leds = [(0, 0, 0)] * self.config.leds
+        self.leds: list[tuple[int, ...]] = [(0, 0, 0)] * self.config.leds
         self.shown = list(self.leds)
         self._hold = threading.Event()
         self._abort = threading.Event()

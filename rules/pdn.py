@@ -15,7 +15,9 @@ Writing names squares as the variant does: Brazilian moves and FENs are algebrai
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from .errors import DamasError, PdnError
 from .fen import parse_fen
@@ -93,14 +95,14 @@ def read_pdn(text: str, variant: Variant | str = "international") -> list[PdnGam
     builder: _Builder | None = None
     pos, n = 0, len(text)
 
-    def fail(message: str, offset: int):
+    def fail(message: str, offset: int) -> NoReturn:
         line, col = cursor.where(offset)
         raise PdnError(message, line, col)
 
     while pos < n:
         m = _TOKEN.match(text, pos)
         if not m:
-            bad = re.match(r"\S+", text[pos:]).group()
+            bad = text[pos:].split(None, 1)[0]  # not a space: that is a token
             fail(f"unexpected {bad[:20]!r}", pos)
         kind = m.lastgroup if m.lastgroup != "suffix" else "move"
         start = pos
@@ -154,7 +156,7 @@ def read_pdn(text: str, variant: Variant | str = "international") -> list[PdnGam
     return games
 
 
-def _skip_variation(text: str, start: int, fail) -> int:
+def _skip_variation(text: str, start: int, fail: Fail) -> int:
     depth, i = 0, start
     while i < len(text):
         c = text[i]
@@ -180,10 +182,13 @@ def _canonical_tag(name: str) -> str:
     return name
 
 
+Fail = Callable[[str, int], NoReturn]  # raises PdnError at an offset
+
+
 class _Builder:
     """Collects one game while it is read."""
 
-    def __init__(self, default: Variant, fail, offset: int):
+    def __init__(self, default: Variant, fail: Fail, offset: int):
         self.default, self.fail, self.offset = default, fail, offset
         self.numbers: dict[int, int] | None = None  # the file's square numbers → Manoury
         self.tags: dict[str, str] = {}

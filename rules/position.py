@@ -31,6 +31,7 @@ class Position:
     black: int
     kings: int
     turn: Color
+    _legal: tuple[Move, ...] | None  # generated on first use
 
     def __init__(self, variant: Variant | str, white: int, black: int, kings: int, turn: int):
         """From bitboards in the layout of `damas.rules.bitboard`; see `from_pieces` for
@@ -124,9 +125,11 @@ class Position:
     # --- moves --------------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:
-        if self._legal is None:
-            object.__setattr__(self, "_legal", tuple(self._generate()))
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            legal = tuple(self._generate())
+            object.__setattr__(self, "_legal", legal)
+        return list(legal)
 
     def _generate(self):
         r, lay = self.rules, self.layout
@@ -222,7 +225,7 @@ class Position:
         until the end, so none is jumped twice), onto an empty square."""
         g = geometry(self.variant.size)
         occupied = set(self.pieces()) - {move.start}
-        flying = self.variant.flying_kings and self.piece(move.start) in "WB"
+        flying = self.variant.flying_kings and self.piece(move.start) in ("W", "B")
         left = set(move.captured)
         for a, b in zip(landings, landings[1:], strict=False):
             (ra, ca), (rb, cb) = g.row_col(a), g.row_col(b)

@@ -30,7 +30,7 @@ def annotate(image: np.ndarray, pose: BoardPose, reading: Reading | None = None)
                   3, cv2.LINE_AA)
     centres = pose.project(np.column_stack([square_centres(n), np.zeros(n * n // 2)]))
     step = np.linalg.norm(centres[0] - centres[1])
-    scale = max(0.3, step / 110)
+    scale = max(0.3, float(step) / 110)
     for i, (x, y) in enumerate(centres):
         sq = i + 1
         text = str(sq)

@@ -67,8 +67,9 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
     totals = {"frames": 0, "squares": 0, "right": 0, "unknown": 0, "misread": 0, "boards": 0,
               "boards_right": 0, "fresh_boards_right": 0, "calibration_failures": 0,
               "kings": 0, "kings_right": 0, "kings_visible": 0, "kings_visible_right": 0}
-    per = defaultdict(lambda: [0, 0, 0, 0])  # squares, right, boards, boards right
-    times = defaultdict(list)
+    # squares, right, boards, boards right
+    per: defaultdict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    times: defaultdict[str, list[float]] = defaultdict(list)
     failures: list[str] = []
     scenes = math.ceil(frames / FRAMES_PER_SCENE)
     done = 0

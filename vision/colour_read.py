@@ -170,7 +170,7 @@ def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
         # same man's wall as any other's; trust it when it shows a piece
         walls = wall_features(samples, light, sampler)
         w_labels, w_conf, w_d2 = model.classify(walls[outlier])
-        for k, i in enumerate(np.nonzero(outlier)[0]):
+        for k, i in enumerate(np.nonzero(outlier)[0].tolist()):
             if w_labels[k] != "e" and w_d2[k] <= OUTLIER_D2:
                 labels[i], conf[i], outlier[i] = w_labels[k], w_conf[k], False
                 continue
@@ -204,16 +204,17 @@ def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
                                 OUTLIER_D2)
         tall = stack.kings(lengths, sampler.slant())
 
-    squares, confidence = {}, {}
+    squares: dict[int, str] = {}
+    confidence: dict[int, float] = {}
     for i, lab in enumerate(labels):
-        sq = i + 1
+        square = i + 1
         if outlier[i] or near_bad[i]:
-            squares[sq], confidence[sq] = "?", 0.0
+            squares[square], confidence[square] = "?", 0.0
             continue
         if lab != "e" and (tall[i] or crown_score(crown[i], CLASSES.index(lab), model)
                            > model.crown_limit):
             lab = lab.upper()
-        squares[sq], confidence[sq] = lab, float(conf[i])
+        squares[square], confidence[square] = lab, float(conf[i])
     return Reading(n, squares, confidence, hand=hand), feats, labels
 
 

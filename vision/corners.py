@@ -98,7 +98,8 @@ def find_corners(gray: np.ndarray, max_points: int = 400) -> Corners:
     filter on each: checkers of about 12 to 300 pixels a square), refined to sub-pixel."""
     g = gray.astype(np.float32)
     found = []
-    level, factor = g, 1.0
+    level: np.ndarray = g
+    factor = 1.0
     for _ in range(3):
         if min(level.shape) < 64:
             break
@@ -212,7 +213,7 @@ def _grow(corners: Corners, seed: int, u: int, v: int, tol: float = 0.25):
     p0, pu, pv = points[seed], points[u], points[v]
     src = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], np.float32)
     dst = np.array([p0, pu, pv, pu + pv - p0], np.float32)
-    H = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    H: np.ndarray = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
     taken = {(0, 0): seed}
     member = np.full(len(points), False)
     member[seed] = True
@@ -243,14 +244,14 @@ def _grow(corners: Corners, seed: int, u: int, v: int, tol: float = 0.25):
         if not added:
             break
         if len(taken) >= 4:
-            ij = np.array(list(taken.keys()), np.float64)
+            found_ij = np.array(list(taken.keys()), np.float64)
             idx = np.array(list(taken.values()))
-            H2, _ = cv2.findHomography(ij, points[idx], 0)
+            H2, _ = cv2.findHomography(found_ij, points[idx], 0)
             if H2 is not None and np.isfinite(H2).all():
                 H = H2
-    ij = np.array(list(taken.keys()), int)
+    lattice_ij = np.array(list(taken.keys()), int)
     idx = np.array(list(taken.values()), int)
-    return idx, ij, H
+    return idx, lattice_ij, H
 
 
 def fit_lattice(corners: Corners, enough: int, seeds: int = 24) -> Lattice | None:

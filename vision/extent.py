@@ -44,7 +44,7 @@ def cell_colours(image_bgr: np.ndarray, H: np.ndarray, a_range: np.ndarray,
     pix = np.nan_to_num(pix, nan=-1.0).astype(np.float32)
     bgr = cv2.remap(image_bgr, pix[:, 0].reshape(1, -1), pix[:, 1].reshape(1, -1),
                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    vals = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    vals: np.ndarray = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     vals[off] = np.nan
     vals = vals.reshape(len(centres), len(OFFSETS), 3)
     # a cell off the image altogether stays NaN (without numpy's all-NaN warning)

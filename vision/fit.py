@@ -63,7 +63,7 @@ def refine_nodes(gray: np.ndarray, to_pixels, nodes: np.ndarray) -> tuple[np.nda
 
 
 def _calibrate(world: np.ndarray, pixels: np.ndarray, size: tuple[int, int], f: float,
-               flags: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+               flags: int) -> tuple[float, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     w, h = size
     K = np.array([[f, 0, (w - 1) / 2], [0, f, (h - 1) / 2], [0, 0, 1.0]])
     obj = [np.column_stack([world, np.zeros(len(world))]).astype(np.float32)]

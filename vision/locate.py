@@ -15,6 +15,7 @@ and to tell White's side when their ids say it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -75,7 +76,8 @@ def _inner_nodes(n: int) -> np.ndarray:
                     np.float64)
 
 
-def _pose_from_nodes(image: np.ndarray, gray: np.ndarray, world_to_pixels: np.ndarray,
+def _pose_from_nodes(image: np.ndarray, gray: np.ndarray,
+                     world_to_pixels: np.ndarray | Callable[[np.ndarray], np.ndarray],
                      n: int, intrinsics: Intrinsics | None, method: str):
     """Refine every inner corner near where `world_to_pixels` puts it, then fit the
     camera; (pose, corners used)."""

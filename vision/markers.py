@@ -219,9 +219,9 @@ def png_with_dpi(image: np.ndarray, dpi: int) -> bytes:
     ok, data = cv2.imencode(".png", image)
     if not ok:
         raise ValueError("could not encode the PNG")
-    data = data.tobytes()
+    png = data.tobytes()
     per_metre = int(round(dpi / 0.0254))
     body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)
     chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
     ihdr_end = 8 + 8 + 13 + 4  # signature, IHDR length+type, IHDR data, CRC
-    return data[:ihdr_end] + chunk + data[ihdr_end:]
+    return png[:ihdr_end] + chunk + png[ihdr_end:]

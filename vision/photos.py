@@ -48,22 +48,22 @@ def load_labels(folder: str | Path) -> list[LabelledPhoto]:
     if not isinstance(entries, list):
         raise VisionError(f"{labels}: expected a list of photos")
     photos = []
-    for k, e in enumerate(entries):
+    for k, entry in enumerate(entries):
         try:
-            size = int(e["size"])
-            grid = tuple(str(row) for row in e["grid"])
-            name = str(e["file"])
+            size = int(entry["size"])
+            grid = tuple(str(row) for row in entry["grid"])
+            name = str(entry["file"])
         except (KeyError, TypeError, ValueError):
             raise VisionError(f"{labels}: entry {k} lacks file, size or grid") from None
         if size not in (8, 10) or len(grid) != size or any(len(r) != size for r in grid):
             raise VisionError(f"{labels}: entry {k} ({name}): grid is not {size}x{size}")
         if not set("".join(grid)) <= set("._ldLD?"):
             raise VisionError(f"{labels}: entry {k} ({name}): unknown grid characters")
-        source = str(e.get("repo") or name.split("__")[0])
-        conditions = {key: e.get(key) for key in ("angle", "markers", "board", "pieces")
-                      if key in e}
+        source = str(entry.get("repo") or name.split("__")[0])
+        conditions = {key: entry.get(key) for key in ("angle", "markers", "board", "pieces")
+                      if key in entry}
         photos.append(LabelledPhoto(folder / name, size, grid,
-                                    bool(e.get("pieces_on_light", False)), source,
+                                    bool(entry.get("pieces_on_light", False)), source,
                                     conditions))
     return photos
 

@@ -42,7 +42,7 @@ from .height import StackModel, piece_lengths
 from .locate import Location, locate, track
 from .occupancy import OccupancyModel, load
 from .read import Observation, Reading, SquareReader, decide
-from .sampler import Sampler
+from .sampler import Sampler, Samples
 
 SIDES = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
 GUESSED = "White's side is a guess: give --white-at or show the start position"
@@ -96,8 +96,8 @@ class BoardReader:
         self.guessed_side = False
         self.unseen_set = False  # True: read by the occupancy model, nothing learned
         self.last: Observation | None = None
-        self.last_samples = None
-        self.last_features = None
+        self.last_samples: Samples | None = None
+        self.last_features: tuple[np.ndarray, list[str]] | None = None
         # men's size and height, to tell kings without a crown by their stacks: off
         # unless asked for, as it still takes a man for a king now and then
         self.kings_by_height = kings_by_height or stack is not None
@@ -279,8 +279,8 @@ class BoardReader:
             lengths = piece_lengths(profile_features(samples, light, self.sampler), labels,
                                     model, OUTLIER_D2)
             if self.known is not None:  # only men teach a man's height
-                kings = [s for s, v in self.known.pieces().items() if v.isupper()]
-                lengths[[s - 1 for s in kings]] = np.nan
+                known_kings = [s for s, v in self.known.pieces().items() if v.isupper()]
+                lengths[[s - 1 for s in known_kings]] = np.nan
             self.stack = StackModel.fit(lengths, self.sampler.slant())
         return model
 

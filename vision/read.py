@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from damas.rules import geometry
+from damas.rules import Occupancy, geometry
 from damas.rules.fen import write_fen
 
 from .board import BoardPose
@@ -53,6 +53,12 @@ class Reading:
 
     def pieces(self) -> dict[int, str]:
         return {s: v for s, v in self.squares.items() if v in "wbWB"}
+
+    def occupancy(self) -> Occupancy:
+        """The board value the rest of the pipeline takes, confidence kept."""
+        n = len(self.squares)
+        sure = {s: self.confidence.get(s, 0.0) for s in range(1, n + 1)}
+        return Occupancy.of_pieces(n, self.squares, sure)
 
     def fen(self, turn: str = "W") -> str:
         """FEN of the pieces seen (unknown squares left out)."""
@@ -265,10 +271,11 @@ def decide(obs: Observation, size: int) -> Reading:
     # class is the one a model over-calls on a set it never saw)
     king_p = obs.probs[idx, 2:].sum(axis=1)
     kings = (king_p >= KING_SURE) & (king_p > obs.probs[idx, 1])
-    squares, confidence = {}, {}
+    squares: dict[int, str] = {}
+    confidence: dict[int, float] = {}
     for sq in range(1, len(p_empty) + 1):
         squares[sq], confidence[sq] = "e", float(sure_occ[sq - 1])
-    for k, i in enumerate(idx):
+    for k, i in enumerate(idx.tolist()):
         letter = "w" if p_white[k] >= 0.5 else "b"
         squares[i + 1] = letter.upper() if kings[k] else letter
         confidence[i + 1] = float(sure_occ[i] * sure_colour[k])

@@ -97,7 +97,7 @@ def _smooth_noise(shape, cells, rng: np.random.Generator) -> np.ndarray:
 def _grain(texture_px: int, seed: int) -> np.ndarray:
     """Wood-like streaks: stretched noise along one axis, a second copy turned 90 deg."""
     rng = np.random.default_rng(seed)
-    streaks = rng.standard_normal((texture_px, 48)).astype(np.float32)
+    streaks: np.ndarray = rng.standard_normal((texture_px, 48)).astype(np.float32)
     streaks = cv2.resize(streaks, (texture_px, texture_px), interpolation=cv2.INTER_LINEAR)
     wobble = _smooth_noise((texture_px, texture_px), 6, rng)
     along = cv2.GaussianBlur(streaks, (0, 0), 1.0) * 0.6 + wobble * 0.4
@@ -432,7 +432,7 @@ class _Pose:
         self.scratch = self.background if once else np.empty_like(self.background)
         self.scratch_shadow = np.empty((self.h, self.w), np.float32)
         self.field = self._field(rng)
-        px_per_mm = intr.fx / np.linalg.norm(cam.centre)
+        px_per_mm = float(intr.fx / np.linalg.norm(cam.centre))
         self.shadow_sigma = max(0.6, scene.shadow_softness * scene.square_mm * px_per_mm)
         self.shadow_pad = int(4 * self.shadow_sigma) + 2  # OpenCV's kernel reaches 4 sigma
         light = self.light
@@ -528,7 +528,7 @@ class _Pose:
                        for centre, _, z1 in _cylinders(scene, p)]
             ops = [(_fixed(pts), tuple(float(c) for c in colour))
                    for pts, colour in _piece_ops(icam, scene, p, light)]
-            depth = -np.linalg.norm(icam.centre - np.array([p.x, p.y, 0.0]))
+            depth = -float(np.linalg.norm(icam.centre - np.array([p.x, p.y, 0.0])))
             self.pieces[key] = _Drawn(ops, shadows, depth)
         return self.pieces[key]
 
@@ -613,7 +613,7 @@ class _Pose:
     def dirty_tiles(self, things: list[_Drawn]) -> np.ndarray:
         """(rows, cols) bool: the output tiles whose pixels any of `things` (as it is
         now, or as it was) may reach, its shadow and the blur included."""
-        cells = np.zeros((-(-self.h // DIRTY_CELL), -(-self.w // DIRTY_CELL)), np.uint8)
+        cells: np.ndarray = np.zeros((-(-self.h // DIRTY_CELL), -(-self.w // DIRTY_CELL)), np.uint8)
         polygons = [p for t in things for p in (*(q for q, _ in t.ops), *t.shadows)]
         if polygons:
             # fixed point to cells in one shift; thin polygons still mark their cells;
@@ -656,7 +656,7 @@ def _noise_bank(size: int) -> np.ndarray:
     rest of a frame)."""
     bank = np.empty(size + NOISE_WINDOWS, np.float32)
     cv2.setRNGSeed(0x5EED)
-    cv2.randn(bank, 0.0, 1.0)
+    cv2.randn(bank, 0.0, 1.0)  # type: ignore[call-overload]  # the stubs want arrays
     return bank
 
 
@@ -693,7 +693,7 @@ def _rectangles(dirty: np.ndarray) -> list[tuple[int, int, int, int]]:
         done += open_runs.values()
         open_runs = still
     done += open_runs.values()
-    return [tuple(rect) for rect in done]
+    return [(x0, y0, x1, y1) for x0, y0, x1, y1 in done]
 
 
 class Renderer:
@@ -796,7 +796,7 @@ def render_target(intrinsics: Intrinsics, texture: np.ndarray, width_mm: float,
     sx, sy = width_mm / tw, height_mm / th
     to_world = np.array([[sx, 0, -width_mm / 2 + sx / 2], [0, -sy, height_mm / 2 - sy / 2],
                          [0, 0, 1]])
-    img = np.full((ideal.height, ideal.width, 3), 120, np.float32)
+    img: np.ndarray = np.full((ideal.height, ideal.width, 3), 120, np.float32)
     cv2.warpPerspective(tex, icam.plane_homography(0.0) @ to_world, (ideal.width, ideal.height),
                         dst=img, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
     if intrinsics.distorted:

@@ -98,7 +98,8 @@ def random_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixe
     size = rng.choice(ranges.sizes)
     square = rng.uniform(36, 44) if size == 10 else rng.uniform(40, 52)
     grey = rng.uniform(60, 220)
-    table = tuple(int(min(255, max(0, grey * rng.uniform(0.8, 1.15)))) for _ in range(3))
+    r, g, b = (int(min(255, max(0, grey * rng.uniform(0.8, 1.15)))) for _ in range(3))
+    table = (r, g, b)
     warm = rng.uniform(-0.08, 0.08)
     scene = Scene(
         size=size,
@@ -142,4 +143,4 @@ def hand_over(scene: Scene, x_mm: float, y_mm: float, rng: random.Random,
                 height=height if height is not None else rng.uniform(30, 110),
                 from_deg=rng.choice([270.0, 90.0, 0.0, 180.0]) + rng.uniform(-30, 30),
                 skin=rng.choice(skins),
-                sleeve=tuple(rng.randrange(20, 230) for _ in range(3)))
+                sleeve=(rng.randrange(20, 230), rng.randrange(20, 230), rng.randrange(20, 230)))

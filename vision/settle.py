@@ -10,11 +10,16 @@ themselves (`Reading.hand`), and no reading is passed on while it does.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .read import Reading
+
+if TYPE_CHECKING:
+    from .pipeline import BoardReader
 
 # a frame moved when a sample changed by this many times the noise (a robust z-score)
 MOTION_Z = 8.0
@@ -79,14 +84,43 @@ class SettleDetector:
         return None
 
 
-def settled_readings(frames, reader, detector: SettleDetector | None = None):
-    """Yield each settled reading of a stream of frames (a `sources` iterator) read by a
-    `BoardReader`; every settled reading also teaches the reader's colour model the
-    current light."""
-    detector = detector or SettleDetector()
+@dataclass(frozen=True)
+class Look:
+    """One frame as the settle loop saw it."""
+
+    reading: Reading  # what this frame shows
+    new: Reading | None  # a board the detector has just settled on (once per position)
+    settled: Reading | None  # the board settled on now, every frame it stays so
+
+
+class SettleLoop:
+    """The one frame -> settled reading loop: the reader reads each frame, the detector
+    judges its motion, and every newly settled reading teaches the reader's colour model
+    the current light. The watch of the play session and the recorder both use it."""
+
+    def __init__(self, reader: BoardReader, still_frames: int = 3):
+        self.reader = reader
+        self.detector = SettleDetector(still_frames)
+
+    def look(self, frame: np.ndarray) -> Look:
+        reading = self.reader.read(frame)
+        new = self.detector.update(self.reader.motion_vector(), reading)
+        if new is not None:
+            self.reader.settled(new)
+        return Look(reading, new, self.detector.settled_reading)
+
+    def restart(self) -> None:
+        """Only frames from now on count (the machine just moved)."""
+        self.detector = SettleDetector(self.detector.still_frames)
+
+
+def settled_readings(frames: Iterable[np.ndarray], reader: BoardReader,
+                     detector: SettleDetector | None = None) -> Iterator[Reading]:
+    """Yield each settled reading of a stream of frames (a `sources` iterator)."""
+    loop = SettleLoop(reader)
+    if detector is not None:
+        loop.detector = detector
     for frame in frames:
-        reading = reader.read(frame)
-        out = detector.update(reader.motion_vector(), reading)
-        if out is not None:
-            reader.settled(out)
-            yield out
+        new = loop.look(frame).new
+        if new is not None:
+            yield new

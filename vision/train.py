@@ -304,7 +304,7 @@ def _export(model, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     model.eval()
-    torch.onnx.export(WithFeatures(model), torch.zeros(1, 3, SIDE, SIDE), str(tmp),
+    torch.onnx.export(WithFeatures(model), (torch.zeros(1, 3, SIDE, SIDE),), str(tmp),
                       input_names=["patch"], output_names=["logits", "features"],
                       dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"},
                                     "features": {0: "n"}},

@@ -72,9 +72,9 @@ def run_doctor(args) -> int:
 
 
 def run_record(args) -> int:
-    from damas.camera import CameraFeed
     from damas.paths import session_file
     from damas.record import Recorder
+    from damas.vision.feed import CameraFeed
     from damas.web import serve_page
 
     journal = session_file(args.journal, args.data_dir, "record.jsonl")

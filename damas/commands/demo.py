@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from damas.argtypes import count, level, port, share
 
@@ -174,7 +175,7 @@ def bench_demo_memory(args) -> int:
                               robot="sim-python", journal=f"{folder}/demo.jsonl")
         Demo(options, out=lambda *a: None, on_game=on_game).run()
     later = [(r["game"], r["rss_mb"]) for r in rows[1:]]  # from game 2 on
-    figures = {"variant": variant, "games": games, "rss_start_mb": round(start, 1),
+    figures: dict[str, Any] = {"variant": variant, "games": games, "rss_start_mb": round(start, 1),
                "per_game": rows, "after_game_2": _spread(later)}
     if args.json:
         print(json.dumps(figures))

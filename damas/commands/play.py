@@ -112,13 +112,13 @@ def _simulated(args, position, game_of, told, **rates):
 
 def _real(args, position):
     """The camera, and the robot or LED grid, on real ports."""
-    from damas.camera import CameraFeed
     from damas.movers import LedMover, RobotMover
     from damas.robot.grbl import GrblDriver
     from damas.robot.leds import LedGrid
     from damas.robot.machine import example_machine, load_machine
     from damas.robot.session import RobotSession
     from damas.rules import DamasError
+    from damas.vision.feed import CameraFeed
     from damas.watch import VisionWatch
 
     leds = getattr(args, "leds", None)
@@ -156,14 +156,14 @@ def run_play(args) -> int:
     position = game.position if game is not None else Position.start(args.variant)
     human = WHITE if args.human == "white" else BLACK
     options = PlayOptions(variant=args.variant, engine=_engine_spec(args),
-                          movetime=args.movetime, machine_sides=(1 - human,),
+                          movetime=args.movetime, machine_sides=(human.opponent,),
                           settle=args.settle, max_plies=args.max_plies,
                           tags={"White" if human == WHITE else "Black": "person"})
-    session = None
+    session: PlaySession | None = None
     timing = {}
     if args.camera in SIM_CAMERAS:
         world = _simulated(args, position, lambda: session.game if session else None,
-                           lambda: session.tracker.irregular is not None)
+                           lambda: session is not None and session.tracker.irregular is not None)
         world.visitor.join((human,))
         watch, close = world.watch, world.close
         mover, timing = world.mover, {"clock": world.clock, "wait": world.wait}
@@ -197,7 +197,7 @@ def run_kiosk(args) -> int:
     from damas.play import PlayOptions
     from damas.rules import WHITE, Position
 
-    kiosk = None
+    kiosk: Kiosk | None = None
     journal = session_file(args.journal, args.data_dir, "kiosk.jsonl")
     archive = session_file(args.archive, args.data_dir, "kiosk.pdn")
     current = archive.with_name(archive.name.removesuffix(".pdn") + "-current.pdn")
@@ -213,7 +213,8 @@ def run_kiosk(args) -> int:
     if args.camera in SIM_CAMERAS:
         world = _simulated(args, Position.start(args.variant),
                            lambda: kiosk.session.game if kiosk and kiosk.session else None,
-                           lambda: kiosk.session.tracker.irregular is not None,
+                           lambda: kiosk is not None and kiosk.session is not None
+                           and kiosk.session.tracker.irregular is not None,
                            arrive_rate=0.01, leave_rate=0.005)
         watch, mover = world.watch, world.mover
         extra = {"clock": world.clock, "wait": world.wait, "on_game_start":

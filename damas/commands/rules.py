@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 from damas.rules import DamasError, Position, divide, perft, variant
 
@@ -134,7 +135,7 @@ def bench_rules(args) -> int:
             raise DamasError(f"pydraughts counts {ref_nodes} at depth {ref_depth}: they "
                              "disagree")
         theirs = ref_nodes / ref_seconds
-        deeper = []
+        deeper: list[dict[str, Any]] = []
         for name, fen, depth in DEEPER:
             progress.update(1, f"next: {name} perft({depth})")
             pos = Position.from_fen(fen, name) if fen else Position.start(name)

@@ -11,9 +11,9 @@ import time
 from damas.pdnfile import read_pdn_file
 from damas.rules import DamasError, Game, variant
 from damas.rules.tracker import Tracker
-from damas.rules.tracker_board import Observation, ObservationError
-from damas.rules.tracker_format import Commit, read_lines
-from damas.rules.tracker_steps import move_steps
+from damas.rules.tracker.board import Observation, ObservationError
+from damas.rules.tracker.format import Commit, read_lines
+from damas.sim.person import move_steps
 
 
 def register(sub) -> None:
@@ -86,7 +86,7 @@ def _print(events) -> None:
 
 def _middle_games(rng: random.Random, count: int) -> list[Game]:
     """Random international games stopped between ply 20 and 50, still going."""
-    games = []
+    games: list[Game] = []
     while len(games) < count:
         g = Game("international")
         for _ in range(rng.randrange(20, 50)):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from damas.cli import command_group
-from damas.rules import DamasError, Position, variant
+from damas.rules import DamasError, Occupancy, Position, variant
 
 SIDES = ("bottom", "top", "left", "right")
 
@@ -125,7 +126,7 @@ def run_render(args) -> int:
     pos = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
     rng = random.Random(args.seed)
     width, height = _pair("--size", args.size, 64, "WIDTHxHEIGHT, e.g. 1280x720")
-    fixed = {"size": v.size, "width": width, "height": height}
+    fixed: dict[str, Any] = {"size": v.size, "width": width, "height": height}
     for key, value in (("tilt_deg", args.tilt), ("rotation_deg", args.rotation),
                        ("scheme", args.scheme), ("noise", args.noise), ("blur", args.blur),
                        ("jpeg_quality", args.jpeg)):
@@ -288,8 +289,7 @@ def run_calibrate_board(args) -> int:
     reader, _ = _reader_for(args, v.size, known=known)
     reader.locate(image)
     reading = reader.read(image)
-    wrong = [s for s in range(1, v.squares + 1)
-             if reading.squares[s].lower() != (known.piece(s) or "e").lower()]
+    wrong = reading.occupancy().differing(Occupancy.of_position(known))
     pose = reader.pose
     side = pose.white_side_in_image()
     cal = BoardCalibration(v.name, v.size, pose.camera, (float(side[0]), float(side[1])),

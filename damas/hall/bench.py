@@ -36,7 +36,7 @@ class _Caster:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "damas", "broadcast", "--broker", url, "--event", event,
              "--web", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for line in self.process.stderr:
+        for line in self.process.stderr or ():
             match = re.match(r"hall page: (http://\S+)", line)
             if match:
                 self.url = match[1].rstrip("/")
@@ -54,7 +54,8 @@ class _Caster:
 
     def peak_mb(self) -> float:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(re.search(r"VmHWM:\s+(\d+)", status)[1]) / 1024
+        peak = re.search(r"VmHWM:\s+(\d+)", status)
+        return int(peak[1]) / 1024 if peak else float("nan")
 
     def stop(self) -> None:
         self.process.terminate()

@@ -7,7 +7,11 @@ equal. The board keeps one too, to publish it whole as its retained `state` mess
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from damas.rules import DamasError, Game
+
+T = TypeVar("T")
 
 KEEP_ALERTS = 50  # per board: the arbiter's latest
 STATUS = {"paused": "paused", "continued": "playing", "clock-stopped": "clock stopped",
@@ -18,7 +22,7 @@ class BadEvent(ValueError):
     """An event the hall cannot use: said in one line."""
 
 
-def _need(data: dict, key: str, kind: type) -> object:
+def _need(data: dict, key: str, kind: type[T]) -> T:
     value = data.get(key)
     if not isinstance(value, kind) or isinstance(value, bool):
         raise BadEvent(f"a {data.get('kind', '?')} event without {key}")
@@ -193,16 +197,18 @@ class BoardState:
             moves = data.get("moves")
             if not isinstance(moves, list):
                 raise BadEvent("a state message without its moves")
+            game = state.game
+            assert game is not None  # _start set it or raised
             for item in moves:
                 if (not isinstance(item, list) or len(item) != 2
                         or not all(isinstance(x, str) for x in item)):
                     raise BadEvent("a state message with a damaged move")
                 try:
-                    state.game.push(item[0])
+                    game.push(item[0])
                 except (DamasError, ValueError):
-                    raise BadEvent(f"a state message whose ply {state.game.ply + 1} "
+                    raise BadEvent(f"a state message whose ply {game.ply + 1} "
                                    f"{item[0]!r} is not legal") from None
-                state.comments[state.game.ply] = [item[1]]
+                state.comments[game.ply] = [item[1]]
         for key, kind in (("clock", dict), ("status", str), ("result", str),
                           ("record_pdn", str), ("wall", float)):
             if isinstance(data.get(key), kind):

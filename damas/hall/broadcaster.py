@@ -33,6 +33,10 @@ KEEP_LATENCIES = 200_000
 
 class BoardEntry:
     def __init__(self, name: str):
+        self.start_over(name)
+
+    def start_over(self, name: str) -> None:
+        """Forget the board's game, its owner and what is held: another board took over."""
         self.state = BoardState(name)
         self.instance: str | None = None
         self.online: bool | None = None
@@ -112,7 +116,7 @@ class Hall:
             self._problem(f"board {entry.state.name}: a new board ({instance}) took over "
                           f"from {entry.instance}, which is offline")
             presence = entry.presence
-            entry.__init__(entry.state.name)  # the old board's game is over here
+            entry.start_over(entry.state.name)  # the old board's game is over here
             entry.instance, entry.presence = instance, presence
             entry.online = presence.get(instance)
             return True
@@ -208,7 +212,7 @@ class Hall:
         if not names:
             return None
         with self.lock:
-            return "\n".join(self.boards[n].state.pdn().rstrip() + "\n" for n in names)
+            return "\n".join((self.boards[n].state.pdn() or "").rstrip() + "\n" for n in names)
 
     def board_detail(self, name: str) -> dict | None:
         with self.lock:
@@ -240,7 +244,8 @@ class Hall:
             counts = dict(self.counts)
             held = sum(len(e.held) for e in self.boards.values())
             boards = sum(1 for e in self.boards.values() if e.state.game is not None)
-        figures = {**counts, "boards": boards, "held_now": held, "latency_samples": len(lat)}
+        figures: dict[str, object] = {**counts, "boards": boards, "held_now": held,
+                                      "latency_samples": len(lat)}
         if lat:
             figures["latency_ms"] = {
                 "median": round(statistics.median(lat) * 1000, 1),

@@ -43,11 +43,12 @@ def free_port() -> int:
 
 class Mosquitto:
     def __init__(self, port: int | None = None, anonymous: bool = True):
-        self.binary = shutil.which("mosquitto") or (
+        binary = shutil.which("mosquitto") or (
             "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
-        if self.binary is None:
+        if binary is None:
             raise MosquittoMissing("mosquitto is not installed (Debian: apt-get install "
                                    "mosquitto; make test installs it)")
+        self.binary: str = binary
         self.port = port or free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="damas-mosquitto-"))
         (self.folder / "mosquitto.conf").write_text(CONFIG.format(
@@ -69,8 +70,9 @@ class Mosquitto:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                said = self.process.stderr.read() if self.process.stderr else b""
                 raise DamasError(f"mosquitto stopped at its start: "
-                                 f"{self.process.stderr.read().decode(errors='replace')}")
+                                 f"{said.decode(errors='replace')}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 return self
@@ -92,7 +94,8 @@ class Mosquitto:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        self.process.stderr.close()
+        if self.process.stderr is not None:
+            self.process.stderr.close()
         self.process = None
 
     def restart(self, kill: bool = False) -> None:

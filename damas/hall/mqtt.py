@@ -23,7 +23,8 @@ def client(client_id: str, clean: bool = True):
 
     c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id,
                     clean_session=clean, protocol=paho.MQTTv311)
-    c.reconnect_delay_set(min_delay=0.2, max_delay=2)  # a restarted broker is back soon
+    # a restarted broker is back soon (paho takes seconds as floats, though typed int)
+    c.reconnect_delay_set(min_delay=0.2, max_delay=2)  # type: ignore[arg-type]
     c.max_inflight_messages_set(100)  # QoS 1 acknowledgements in flight: one round trip
     # carries many messages, so a board's backlog after an outage drains quickly
     return c

@@ -107,7 +107,8 @@ class SimBoard:
             self.played += 1
 
     def join(self, timeout: float | None = None) -> None:
-        self.thread.join(timeout)
+        if self.thread is not None:
+            self.thread.join(timeout)
 
     def close(self, timeout: float = 10.0) -> None:
         if self.publisher is not None:

@@ -33,7 +33,7 @@ if __name__ == "__main__":
                                  tool_on="M3", tool_off="M5"), HERE / "arm-10x10.json")
     # homed toward the minimum corner ($23=3), GRBL's machine space is [-$130, 0]: MPos =
     # mm from the origin corner + $27 - $130 = mm from the corner - travel
-    homed_origin = tuple(o - t for o, t in zip(ORIGIN, TRAVEL, strict=True))
+    homed_origin = (ORIGIN[0] - TRAVEL[0], ORIGIN[1] - TRAVEL[1])
     save_machine(standard_layout(
         "10x10 magnet gantry, stock GRBL 1.1h built for XY homing", "gantry-magnet", 10,
         origin=homed_origin, tool_on="M8", tool_off="M9",

@@ -7,14 +7,14 @@ import cv2
 import numpy as np
 import pytest
 
-from damas.camera import CameraFeed, CameraLost
 from damas.clock import parse_time_control
 from damas.journal import read_journal
 from damas.record import Recorder
 from damas.rules import Game
 from damas.rules.pdn import read_pdn
+from damas.sim.handmove import move_by_hand
 from damas.vision.errors import SourceError
-from damas.vision.handmove import move_by_hand
+from damas.vision.feed import CameraFeed, CameraLost
 from damas.vision.render import render
 from damas.vision.scene import SceneRanges, random_scene
 

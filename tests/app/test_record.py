@@ -11,7 +11,7 @@ from damas.clock import clock_comment
 from damas.journal import read_journal
 from damas.rules import Game
 from damas.rules.pdn import read_pdn
-from damas.vision.handmove import move_by_hand
+from damas.sim.handmove import move_by_hand
 from damas.vision.render import render
 from damas.vision.scene import SceneRanges, random_scene
 

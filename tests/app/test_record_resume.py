@@ -13,7 +13,7 @@ import pytest
 from damas.journal import last_game, read_journal
 from damas.rules import Game
 from damas.rules.pdn import read_pdn
-from damas.vision.handmove import move_by_hand
+from damas.sim.handmove import move_by_hand
 from damas.vision.render import render
 from damas.vision.scene import SceneRanges, random_scene
 

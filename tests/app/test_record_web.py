@@ -8,7 +8,7 @@ from damas.clock import parse_time_control
 from damas.journal import read_journal
 from damas.record import Recorder
 from damas.rules import Game
-from damas.vision.handmove import move_by_hand
+from damas.sim.handmove import move_by_hand
 from damas.vision.render import Renderer
 from damas.vision.scene import SceneRanges, random_scene
 from damas.web import Display, WebServer

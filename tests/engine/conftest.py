@@ -1,14 +1,12 @@
-"""Shared helpers for the engine tests: fake engines (as small scripts) and game loops."""
+"""Fixtures of the engine tests: fake engines (as small scripts) and Scan 2.0 built once.
+Helpers imported by name are in engine_helpers.py."""
 
 import sys
 import textwrap
 
 import pytest
 
-from damas.rules import Game
-
 PYTHON = sys.executable
-DAMAS = [PYTHON, "-m", "damas"]
 
 
 @pytest.fixture
@@ -19,18 +17,6 @@ def script(tmp_path):
         path.write_text(textwrap.dedent(body))
         return [PYTHON, str(path)]
     return make
-
-
-def play_out(game: Game, engines: dict, limit, max_plies=300, on_ply=None) -> Game:
-    """Play the game to its end (or max_plies) with engines[colour]."""
-    while game.outcome() is None and game.ply < max_plies:
-        engine = engines[int(game.position.turn)]
-        result = engine.play(game, limit)
-        assert result.move in game.legal_moves()
-        game.push(result.move)
-        if on_ply is not None:
-            on_ply(game)
-    return game
 
 
 @pytest.fixture(scope="session")

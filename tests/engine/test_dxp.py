@@ -7,7 +7,7 @@ import subprocess
 import threading
 
 import pytest
-from conftest import DAMAS, play_out
+from engine_helpers import DAMAS, play_out
 from hypothesis import given
 from hypothesis import strategies as st
 

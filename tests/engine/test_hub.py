@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DAMAS, play_out
+from engine_helpers import DAMAS, play_out
 
 from damas.engine import (
     BuiltinEngine,

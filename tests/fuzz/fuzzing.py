@@ -32,9 +32,9 @@ from pathlib import Path
 from damas.cli import main
 from damas.rules import Game, geometry, variant
 from damas.rules.pdn import PdnGame, write_pdn
-from damas.rules.tracker_board import Observation
-from damas.rules.tracker_format import format_observation
-from damas.rules.tracker_steps import move_steps
+from damas.rules.tracker.board import Observation
+from damas.rules.tracker.format import format_observation
+from damas.sim.person import move_steps
 
 VARIANTS = ("international", "brazilian", "english")
 HUGE = "9" * 4301  # more digits than int() converts by default

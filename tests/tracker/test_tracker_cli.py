@@ -9,8 +9,8 @@ import pytest
 
 from damas.cli import main
 from damas.rules import Position
-from damas.rules.tracker_board import Observation
-from damas.rules.tracker_format import format_observation
+from damas.rules.tracker.board import Observation
+from damas.rules.tracker.format import format_observation
 
 
 def line(position_or_pieces, variant, time=None, **kw) -> str:

@@ -5,7 +5,7 @@ completes the legal move begun."""
 import pytest
 from tracker_script import Script
 
-from damas.rules.tracker_board import Observation, ObservationError
+from damas.rules.tracker.board import Observation, ObservationError
 
 THREE = "W:W17,46:B3,4,11,14,18,22,23,31,44"  # 17x28x19x10 takes 22, 23, 14
 

@@ -7,16 +7,16 @@ from hypothesis import strategies as st
 
 from damas.rules import Game, Position
 from damas.rules.pdn import read_pdn
-from damas.rules.tracker_board import (
+from damas.rules.tracker.board import (
     Observation,
     ObservationError,
     dark_neighbours,
     light_square,
     read_board,
 )
-from damas.rules.tracker_format import Commit, format_observation, parse_line
-from damas.rules.tracker_record import Record
-from damas.rules.tracker_steps import move_steps
+from damas.rules.tracker.format import Commit, format_observation, parse_line
+from damas.rules.tracker.record import Record
+from damas.sim.person import move_steps
 
 INTERNATIONAL = Position.start("international").variant
 ENGLISH = Position.start("english").variant

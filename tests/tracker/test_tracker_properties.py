@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from damas.rules import Game, Position
 from damas.rules.tracker import Tracker
-from damas.rules.tracker_board import Observation
-from damas.rules.tracker_chains import capture_nodes
+from damas.rules.tracker.board import Observation
+from damas.rules.tracker.chains import capture_nodes
 
 VARIANTS = ("international", "brazilian", "english")
 SETTLE = 1.0

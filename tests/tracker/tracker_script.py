@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from damas.rules import Game, Position
 from damas.rules.tracker import Tracker
-from damas.rules.tracker_board import Observation
-from damas.rules.tracker_steps import move_steps
+from damas.rules.tracker.board import Observation
+from damas.sim.person import move_steps
 
 STEP = 0.1  # seconds between snapshots while a hand is at work: well under the settle time
 

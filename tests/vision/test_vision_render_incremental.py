@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from damas.rules import Game
-from damas.vision.handmove import move_by_hand
+from damas.sim.handmove import move_by_hand
 from damas.vision.render import Renderer, render
 from damas.vision.scene import SceneRanges, random_scene
 

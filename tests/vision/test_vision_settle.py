@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from vision_helpers import VARIANT, calibrated_reader, game_position, scene_for
 
-from damas.vision.handmove import move_by_hand
+from damas.sim.handmove import move_by_hand
 from damas.vision.read import Reading
 from damas.vision.render import render
 from damas.vision.settle import SettleDetector

@@ -19,9 +19,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from .geometry import clip
-from .tracker_board import PIECE_READINGS, READINGS, Observation, ObservationError, light_square
-from .variant import Variant
+from ..geometry import clip
+from ..variant import Variant
+from .board import PIECE_READINGS, READINGS, Observation, ObservationError, light_square
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .move import Move
-from .position import Position
+from damas.rules.move import Move
+from damas.rules.position import Position
 
 
 def move_steps(position: Position, move: Move, removal: Iterable[int] | None = None,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .movegen import Rules
+from ..movegen import Rules
 
 
 @dataclass

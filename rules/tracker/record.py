@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .game import Game
-from .position import Position
-from .variant import Variant
+from ..game import Game
+from ..position import Position
+from ..variant import Variant
 
 
 @dataclass

@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from damas.rules import DamasError
-from damas.vision.errors import SourceError
-from damas.vision.sources import is_index, open_source
+
+from .errors import SourceError
+from .sources import is_index, open_source
 
 
 class CameraLost(DamasError):
@@ -73,7 +74,7 @@ class CameraFeed:
         self.close()
         return CameraLost(f"{self.name} {detail}", self.spec, cause)
 
-    def _unavailable(self, error: SourceError) -> CameraLost:
+    def _unavailable(self, error: SourceError | OSError) -> CameraLost:
         return self._lost("unavailable", f"cannot be opened ({error}): check it is "
                                          "plugged in and the index or address is right "
                                          f"(damas doctor --camera {self.spec})")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .move import Move
+from ..move import Move
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .move import Move
-from .position import Position
-from .tracker_board import Board
-from .tracker_chains import capture_nodes
+from ..move import Move
+from ..position import Position
+from .board import Board
+from .chains import capture_nodes
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,16 @@ Brazilian style (`b1` is the light square right of White's corner square 46 on 1
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from .bitboard import layout
-from .errors import DamasError
-from .geometry import FILES, clip, geometry
-from .variant import Variant
+from ..bitboard import layout
+from ..errors import DamasError
+from ..geometry import FILES, clip, geometry
+from ..variant import Variant
 
 READINGS = "ewbWB?"
 PIECE_READINGS = "wbWB"
@@ -62,11 +64,8 @@ class Board:
     def colour(self, side: int) -> int:
         return self.black if side else self.white
 
-    def replace(self, **changes) -> Board:
-        values = {"white": self.white, "black": self.black, "kings": self.kings,
-                  "known": self.known, "light": self.light}
-        values.update(changes)
-        return Board(**values)
+    def replace(self, **changes: Any) -> Board:
+        return dataclasses.replace(self, **changes)
 
 
 def read_board(variant: Variant, observation: Observation) -> Board:

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .move import Move
-from .movegen import quiet_moves
-from .position import Position
-from .tracker_board import Board
-from .tracker_chains import Node, capture_nodes
-from .tracker_match import Complete, Expectation, Partial, Progress, Shape
+from ..move import Move
+from ..movegen import quiet_moves
+from ..position import Position
+from .board import Board
+from .chains import Node, capture_nodes
+from .match import Complete, Expectation, Partial, Progress, Shape
 
 
 @dataclass(frozen=True)
 class Finding:
-    name: str  # a key of tracker_messages.TEXTS
+    name: str  # a key of messages.TEXTS
     offender: int  # 0 White, 1 Black
     squares: tuple[int, ...]  # squares to change
     fix: str  # "undo": back to the last legal position; "complete": on to the legal move

@@ -3,7 +3,7 @@ the irregularities of seed 000 §5.4.
 
 >>> from damas.rules import Position
 >>> from damas.rules.tracker import Tracker
->>> from damas.rules.tracker_board import Observation
+>>> from damas.rules.tracker.board import Observation
 >>> t = Tracker("english", settle=0.5)
 >>> start = Position.start("english")
 >>> seen = lambda p, time: Observation.from_pieces(p.variant, p.pieces(), time)
@@ -16,7 +16,7 @@ the irregularities of seed 000 §5.4.
 How a board is judged, fastest first: nothing moved; exactly one legal move done (one dict
 look-up when every square is read); a legal move under way (piece lifted or on its way,
 captured pieces removed in any order before or after it lands) -> `pending`; only then the
-slow diagnosis of `tracker_diagnose`. A move is reported once the board has shown it for
+slow diagnosis of `tracker.diagnose`. A move is reported once the board has shown it for
 `settle` seconds (a commit ends the wait), so a king put down halfway through its move, or
 a capture half done, is never reported as something else. Irregularities too wait for the
 settle time: a person fixing a slip at once is not flagged.
@@ -33,13 +33,15 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
-from .errors import DamasError
-from .game import Game
-from .move import Move
-from .position import Position
-from .tracker_board import Board, Observation, ObservationError, dark_neighbours, read_board
-from .tracker_diagnose import Finding, History, diagnose, judge_unfinished
-from .tracker_events import (
+from ..errors import DamasError
+from ..game import Game
+from ..move import Move
+from ..position import Position
+from ..variant import Variant
+from ..variant import variant as get_variant
+from .board import Board, Observation, ObservationError, dark_neighbours, read_board
+from .diagnose import Finding, History, diagnose, judge_unfinished
+from .events import (
     Accepted,
     Displaced,
     Event,
@@ -50,11 +52,9 @@ from .tracker_events import (
     Setup,
     side_name,
 )
-from .tracker_match import Complete, Expectation, Partial, Same, Shape
-from .tracker_messages import render
-from .tracker_record import Record
-from .variant import Variant
-from .variant import variant as get_variant
+from .match import Complete, Expectation, Partial, Same, Shape
+from .messages import render
+from .record import Record
 
 EPSILON = 1e-9  # time stamps are floats: 3.9 - 3.4 < 0.5
 EXPLAINED_KEPT = 8  # recent boards looked back on when the opponent seems to play on
@@ -311,6 +311,7 @@ class Tracker:
                     return verdict2
                 continue
             finding = judge_unfinished(p, before, verdict)
+            assert finding.situation is not None  # an unfinished move shows a position
             answer = Expectation(finding.situation).classify(board)
             if isinstance(answer, Complete):
                 events += self._report(finding, before, t)
@@ -377,6 +378,7 @@ class Tracker:
 
     def _settle(self, t: float) -> list[Event]:
         held = self._held
+        assert held is not None  # settling is of the board held
         held.settled = True
         verdict = held.verdict
         if isinstance(verdict, Complete):
@@ -436,11 +438,13 @@ class Tracker:
 
     def _accept(self, shape: Shape, t: float) -> list[Event]:
         active = self._active
+        assert active is not None  # accepting is of the irregularity active
         article = active.event.article
-        situation = active.finding.situation
+        situation, expectation = active.finding.situation, active.expectation
+        assert situation is not None and expectation is not None  # else no _Accepting
         self.record.go_on_from(situation, f"{article} accepted (000 §5.7): play goes on "
                                           f'from FEN "{situation.fen()}"')
-        self._expect = active.expectation
+        self._expect = expectation
         self._active = None
         return [Accepted(t, article, situation.fen())] + self._play(shape, t)
 

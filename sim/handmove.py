@@ -1,18 +1,21 @@
 """Rendered sequences of a move made by hand: the arm comes in, lifts the piece, carries
 it along its path, puts it down (crowned if it promotes), takes the captured pieces off
-one by one, and leaves. Each step is a (pieces on the board, hands) state, so tests know
-the truth of every frame. `hover` repeats a step with the hand held still, the hardest
-case for a settle detector that only looks for motion."""
+one by one, and leaves. The boards are the person's of `person.move_steps` (the piece not
+put down on the way); each step adds the hands, so tests know the truth of every frame.
+`hover` repeats a step with the hand held still, the hardest case for a settle detector
+that only looks for motion."""
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
 from damas.rules import Position, geometry
 from damas.rules.move import Move
+from damas.vision.scene import Hand, Scene, hand_over
 
-from .scene import Hand, Scene, hand_over
+from .person import move_steps
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,7 @@ def move_by_hand(scene: Scene, position: Position, move: Move, rng: random.Rando
                  still_before: int = 3, still_after: int = 4, hover: int = 0) -> list[Step]:
     base = hand_over(scene, 0, 0, rng)
     pieces = dict(position.pieces())
-    mover = pieces[move.start]
-    after = position.play(move).pieces()
+    lifted, landed, *removals = move_steps(position, move, stops=False)
 
     def at(square: int, height: float, dx: float = 0.0, dy: float = 0.0) -> Hand:
         x, y = square_mm(scene, square)
@@ -45,8 +47,6 @@ def move_by_hand(scene: Scene, position: Position, move: Move, rng: random.Rando
 
     steps = [Step(dict(pieces), ())] * still_before
     far = scene.board_mm * 0.45
-    import math
-
     a = math.radians(base.from_deg)
     ex, ey = math.cos(a) * far, math.sin(a) * far
     sx, sy = square_mm(scene, move.start)
@@ -54,19 +54,17 @@ def move_by_hand(scene: Scene, position: Position, move: Move, rng: random.Rando
                                           base.sleeve),)))
     steps.append(Step(dict(pieces), (at(move.start, 70, ex * 0.3, ey * 0.3),)))
     steps.append(Step(dict(pieces), (at(move.start, 25),)))
-    del pieces[move.start]  # lifted
-    steps.append(Step(dict(pieces), (at(move.start, 45),)))
-    steps += [Step(dict(pieces), (at(move.start, 45),))] * hover
+    steps.append(Step(dict(lifted), (at(move.start, 45),)))
+    steps += [Step(dict(lifted), (at(move.start, 45),))] * hover
     for square in move.path[1:]:
-        steps.append(Step(dict(pieces), (at(square, 50),)))
-    promoted = mover.upper() if move.promotion else mover
-    pieces[move.end] = promoted
+        steps.append(Step(dict(lifted), (at(square, 50),)))
+    pieces = landed
     steps.append(Step(dict(pieces), (at(move.end, 25),)))
-    for square in move.captured:
+    for square, removed in zip(move.captured, removals, strict=True):
         steps.append(Step(dict(pieces), (at(square, 30),)))
-        del pieces[square]
+        pieces = removed
         steps.append(Step(dict(pieces), (at(square, 45),)))
-    assert pieces == after, "the steps must end on the position after the move"
+    assert pieces == position.play(move).pieces(), "the steps must end after the move"
     last = move.captured[-1] if move.captured else move.end
     lx, ly = square_mm(scene, last)
     steps.append(Step(dict(pieces), (Hand(lx + ex * 0.5, ly + ey * 0.5, 90, base.from_deg,
