@@ -12,7 +12,7 @@ from damas.hall.broadcaster import Broadcaster, Hall
 from damas.hall.sim import wait_until
 from damas.rules import Game
 from damas.rules.pdn import read_pdn
-from damas.vision.handmove import move_by_hand
+from damas.sim.handmove import move_by_hand
 from damas.vision.render import render
 from damas.vision.scene import SceneRanges, random_scene
 
