@@ -127,16 +127,8 @@ class Recorder:
                 look = settle.look(frame)
                 if self._to_page is not None:
                     self._to_page(frame, look.reading, reader.pose)
-                events = []
-                if look.new is not None:
-                    seen = look.new.occupancy()
-                    self._check_resumed_board(seen.readings, now, journal)
-                    events += self.tracker.observe(seen.at(now))
-                events += self.tracker.tick(now)
-                for event in events:
-                    self._handle(event, now, journal)
-            for event in self.tracker.flush():
-                self._handle(event, now, journal)
+                self._step(None if look.new is None else look.new.occupancy(), now, journal)
+            self._finish(now, journal)
         return self.tracker.game
 
     def record_boards(self, boards: Iterable[tuple[float, str]]) -> Game:
@@ -147,14 +139,23 @@ class Recorder:
         with self._journal() as journal:
             self._begin(journal)
             for now, squares in boards:
-                self._check_resumed_board(squares, now, journal)
-                events = self.tracker.observe(Occupancy(squares).at(now))
-                events += self.tracker.tick(now)
-                for event in events:
-                    self._handle(event, now, journal)
-            for event in self.tracker.flush():
-                self._handle(event, now, journal)
+                self._step(Occupancy(squares), now, journal)
+            self._finish(now, journal)
         return self.tracker.game
+
+    def _step(self, seen: Occupancy | None, now: float, journal) -> None:
+        """One moment of the game: a newly settled board (or none) and the clock's tick."""
+        events = []
+        if seen is not None:
+            self._check_resumed_board(seen.readings, now, journal)
+            events += self.tracker.observe(seen.at(now))
+        events += self.tracker.tick(now)
+        for event in events:
+            self._handle(event, now, journal)
+
+    def _finish(self, now: float, journal) -> None:
+        for event in self.tracker.flush():
+            self._handle(event, now, journal)
 
     def _journal(self):
         journal = Journal(self.journal_path)
