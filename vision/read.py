@@ -5,6 +5,7 @@ from a frame of a known position is read by `colour_read`.)
 
 1. Every square's patch (`patches`) goes through the occupancy model (`occupancy`):
    empty, a man, a crowned piece, two men stacked, and how far the piece's top stands.
+   The squares it is sure of then teach the photo's unsure ones (`learn_from_the_photo`).
 2. The pieces' colours are the colour of their tops, split into two groups only if
    two groups explain them better than one (Bayesian information criterion), the
    lighter group being White.
