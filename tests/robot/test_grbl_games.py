@@ -10,9 +10,8 @@ the trays and the reserve hold what the game took off and crowned, and no slide 
 closer than a piece diameter to another piece. The international game with homing also
 meets a soft limit alarm in its middle (a step sent beyond the travel) and recovers."""
 
-import random
-
 import pytest
+from robot_games import assert_every_piece_where_the_game_says, random_game
 
 from damas.robot.planner import Transfer
 from damas.robot.session import ExecutionFailed, RobotSession
@@ -20,28 +19,6 @@ from damas.robot.state import Spot
 from damas.rules import Game
 
 TURN_MM = 2 / 20  # the harness follows the path to within two steps (20 steps/mm)
-
-
-def random_game(variant: str, seed: int) -> Game:
-    game = Game(variant)
-    rng = random.Random(seed)
-    while game.outcome() is None:
-        game.push(rng.choice(game.legal_moves()))
-    return game
-
-
-def expected_off_board(game: Game) -> dict[str, int]:
-    count = {"tray w": 0, "tray b": 0, "crowned w": 0, "crowned b": 0,
-             "kings back w": 0, "kings back b": 0}
-    for position, move in zip(game.positions, game.moves, strict=False):
-        mover = position.piece(move.start)
-        if move.promotion:
-            count[f"tray {mover}"] += 1
-            count[f"crowned {mover}"] += 1
-        for square in move.captured:
-            piece = position.piece(square)
-            count[f"tray {piece}" if piece.islower() else f"kings back {piece.lower()}"] += 1
-    return count
 
 
 SCENARIOS = [  # variant, homing, coordinates, tool, status report, alarm mid-game
@@ -89,18 +66,8 @@ def test_a_whole_game_on_stock_grbl_ends_with_every_piece_where_the_rules_say(
         clearance = session.world.min_clearance
 
     assert seen["seen"] is True
-    squares = machine.board_size ** 2 // 2
-    assert seen["squares"] == {str(n): replay.position.pieces().get(n, "e")
-                               for n in range(1, squares + 1)}
-    assert seen["stray"] == []
-    for table in ("trays", "reserve"):
-        for colour, slots in getattr(recorded, table).items():
-            assert seen[table][colour] == [o or "e" for o in slots], (table, colour)
-    off = expected_off_board(game)
-    for c, colour in (("w", "white"), ("b", "black")):
-        assert seen["trays"][colour].count(c) == off[f"tray {c}"]
-        assert seen["reserve"][colour].count(c.upper()) == (
-            kings_at_start[colour] - off[f"crowned {c}"] + off[f"kings back {c}"])
+    assert_every_piece_where_the_game_says(seen, recorded, game, replay, kings_at_start,
+                                           machine.board_size ** 2 // 2)
     assert clearance >= machine.piece_diameter - TURN_MM
     # the magnet moved with the pin its commands drive, and the other never switched
     assert ("MAG" in events) == (tool == "coolant") and ("PWM" in events) == (tool != "coolant")
