@@ -1,45 +1,20 @@
 """`damas record` on a video of a game played by hand (the renderer as the camera)."""
 
-import random
 import re
 import subprocess
 import sys
 
-import cv2
-
 from damas.clock import clock_comment
 from damas.journal import read_journal
-from damas.rules import Game
 from damas.rules.pdn import read_pdn
-from damas.sim.handmove import move_by_hand
-from damas.vision.render import render
-from damas.vision.scene import SceneRanges, random_scene
+from damas.sim.video import hand_played_video
+from damas.vision.scene import SceneRanges
 
 
 def test_a_recorded_video_gives_the_moves_and_the_clock(tmp_path):
-    rng = random.Random(3)
-    scene = random_scene(rng, SceneRanges(sizes=(8,), tilt=(0, 20), noise=(0, 2),
-                                          blur=(0, 0.5)))
-    game = Game("english")
-    frames = [game.position.pieces()] * 12  # the board at rest before play
-    hands = [()] * 12
-    for _ in range(5):
-        move = rng.choice(game.legal_moves())
-        for step in move_by_hand(scene, game.position, move, rng):
-            frames.append(step.pieces)
-            hands.append(step.hands)
-        game.push(move)
-    frames += [game.position.pieces()] * 12
-    hands += [()] * 12
     video = tmp_path / "game.avi"
-    writer = None
-    for pieces, hand in zip(frames, hands, strict=True):
-        image = render(scene.with_(hands=tuple(hand)), pieces).image
-        if writer is None:
-            h, w = image.shape[:2]
-            writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (w, h))
-        writer.write(image)
-    writer.release()
+    game = hand_played_video(video, SceneRanges(sizes=(8,), tilt=(0, 20), noise=(0, 2),
+                                                blur=(0, 0.5)), plies=5, seed=3)
     pdn, journal = tmp_path / "live.pdn", tmp_path / "j.jsonl"
     proc = subprocess.run([sys.executable, "-m", "damas", "record", "--camera", str(video),
                            "--variant", "english", "--time-control", "3+2", "--fps", "10",

@@ -2,42 +2,20 @@
 the camera, read by the real vision pipeline), recorded and published through Mosquitto
 to a broadcaster, whose PDN is the record's."""
 
-import random
 import subprocess
 import sys
-
-import cv2
 
 from damas.hall.broadcaster import Broadcaster, Hall
 from damas.hall.sim import wait_until
 from damas.rules import Game
 from damas.rules.pdn import read_pdn
-from damas.sim.handmove import move_by_hand
-from damas.vision.render import render
-from damas.vision.scene import SceneRanges, random_scene
+from damas.sim.video import hand_played_video
+from damas.vision.scene import SceneRanges
 
 
 def _video(path, plies=4, seed=3) -> Game:
-    rng = random.Random(seed)
-    scene = random_scene(rng, SceneRanges(sizes=(8,), tilt=(0, 10), noise=(0, 1),
-                                          blur=(0, 0.3)))
-    game = Game("english")
-    frames = [(game.position.pieces(), ())] * 12
-    for _ in range(plies):
-        move = rng.choice(game.legal_moves())
-        frames += [(step.pieces, step.hands) for step in
-                   move_by_hand(scene, game.position, move, rng)]
-        game.push(move)
-    frames += [(game.position.pieces(), ())] * 12
-    writer = None
-    for pieces, hands in frames:
-        image = render(scene.with_(hands=tuple(hands)), pieces).image
-        if writer is None:
-            h, w = image.shape[:2]
-            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (w, h))
-        writer.write(image)
-    writer.release()
-    return game
+    return hand_played_video(path, SceneRanges(sizes=(8,), tilt=(0, 10), noise=(0, 1),
+                                               blur=(0, 0.3)), plies=plies, seed=seed)
 
 
 def test_record_publish_reaches_the_broadcaster(mosquitto, tmp_path):
