@@ -20,6 +20,7 @@ from .errors import VisionError
 from .patches import SIDE
 
 CHUNK = 5000
+RENDER_CHUNK = 2000
 CLASSES = 4  # empty, man, crowned piece, two men stacked
 BATCH = 512
 RENDERED_SHARE = 8  # one patch in eight is cut from a frame of damas' own renderer
@@ -32,19 +33,24 @@ def _chunk(args):
     return synth.batch(count, seed)
 
 
-def make_data(samples: int, seed: int, workers: int, progress=print):
-    """Synthetic patches in chunks with their own seeds (so any worker count gives the
-    same data)."""
-    chunks = [(min(CHUNK, samples - k), seed * 1_000_003 + k // CHUNK)
-              for k in range(0, samples, CHUNK)]
+def _drawn(work, samples: int, chunk: int, seed_of, workers: int, progress, what: str):
+    """`samples` patches drawn by `work((count, seed))` in chunks, each with the seed
+    `seed_of(chunk index)`, so any worker count gives the same data."""
+    chunks = [(min(chunk, samples - k), seed_of(k // chunk)) for k in range(0, samples, chunk)]
     xs, ys, ds = [], [], []
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for k, (x, y, d) in enumerate(pool.map(_chunk, chunks)):
+        for k, (x, y, d) in enumerate(pool.map(work, chunks)):
             xs.append(x)
             ys.append(y)
             ds.append(d)
-            progress(f"patches {min((k + 1) * CHUNK, samples)}/{samples}")
+            progress(f"{what} {min((k + 1) * chunk, samples)}/{samples}")
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ds)
+
+
+def make_data(samples: int, seed: int, workers: int, progress=print):
+    """Synthetic patches."""
+    return _drawn(_chunk, samples, CHUNK, lambda i: seed * 1_000_003 + i, workers, progress,
+                  "patches")
 
 
 def _render_chunk(args):
@@ -102,16 +108,9 @@ def _render_chunk(args):
 
 
 def make_render_data(samples: int, seed: int, workers: int, progress=print):
-    chunks = [(min(2000, samples - k), seed * 7919 + k // 2000)
-              for k in range(0, samples, 2000)]
-    xs, ys, ds = [], [], []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for k, (x, y, d) in enumerate(pool.map(_render_chunk, chunks)):
-            xs.append(x)
-            ys.append(y)
-            ds.append(d)
-            progress(f"rendered patches {min((k + 1) * 2000, samples)}/{samples}")
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ds)
+    """Patches cut from frames of damas' renderer."""
+    return _drawn(_render_chunk, samples, RENDER_CHUNK, lambda i: seed * 7919 + i, workers,
+                  progress, "rendered patches")
 
 
 def photo_data(folder: Path, exclude: tuple[str, ...] = (), copies: int = 16,
