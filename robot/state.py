@@ -49,10 +49,10 @@ class PhysicalState:
         state = cls(machine, position.pieces())
         for obj in state.board.values():
             if obj.isupper():
-                slots = state.reserve[COLOUR[obj]]
-                used = next((i for i in range(len(slots) - 1, -1, -1) if slots[i]), None)
-                if used is not None:
-                    slots[used] = None
+                try:
+                    state._set(state.filled_slot("reserve", COLOUR[obj]), None)
+                except PlanError:  # more kings set up than the reserve holds
+                    pass
         return state
 
     def copy(self) -> PhysicalState:
