@@ -106,18 +106,35 @@ def find(gray: np.ndarray) -> list[Marker]:
     """Every marker of any predefined dictionary in a grey image. A marker's code is
     reported in the smallest dictionary that holds it (DICT_6X6_50 holds the first 50
     codes of DICT_6X6_250, and so on)."""
-    import cv2
-
     # the candidate search works best at a moderate size (its threshold windows are
     # pixels); the bits are then read at full size
     scale = min(1.0, 1000 / max(gray.shape))
+    found = _read_candidates(gray, _candidates(gray, scale))
+    counts: dict[str, int] = {}
+    for m in found:
+        counts[m.dictionary] = counts.get(m.dictionary, 0) + 1
+    if scale < 1.0 and any(c < 4 for c in counts.values()):
+        # some of a set seen, not all: small markers (a board far off or turned 45
+        # degrees) can vanish at the reduced size, so look again at full size
+        found = _read_candidates(gray, _candidates(gray, 1.0), found)
+    return found
+
+
+def _candidates(gray: np.ndarray, scale: float) -> list[np.ndarray]:
+    """Quadrilaterals OpenCV's detector takes for markers or rejects, in full-size
+    pixels."""
+    import cv2
+
     small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
     det = cv2.aruco.ArucoDetector(dictionary(), cv2.aruco.DetectorParameters())
-    corners, ids, rejected = det.detectMarkers(small)
-    quads = [c.reshape(4, 2) / scale for c in corners] + [c.reshape(4, 2) / scale
-                                                           for c in rejected]
-    found: list[Marker] = []
+    corners, _, rejected = det.detectMarkers(small)
+    return [c.reshape(4, 2) / scale for c in (*corners, *rejected)]
+
+
+def _read_candidates(gray: np.ndarray, quads: list[np.ndarray],
+                     found: list[Marker] | None = None) -> list[Marker]:
+    found = list(found or [])
     for quad in quads:
         hits = []
         for bits in (4, 5, 6, 7):
@@ -136,14 +153,24 @@ def find(gray: np.ndarray) -> list[Marker]:
 
 def outline(markers: list[Marker]) -> np.ndarray | None:
     """The four corners of a board framed by four markers (their centres, in turn round
-    the board), or None unless exactly four markers of one dictionary are seen."""
+    the board): four markers of one dictionary, or three of damas' own; else None."""
     by_dict: dict[str, list[Marker]] = {}
     for m in markers:
         by_dict.setdefault(m.dictionary, []).append(m)
     four = [ms for ms in by_dict.values() if len(ms) == 4]
-    if not four:
-        return None
-    centres = np.array([m.centre for m in four[0]])
+    if four:
+        centres = np.array([m.centre for m in four[0]])
+    else:
+        # three of damas' own: their ids say which corner is missing (a hand over it,
+        # a glare); it completes the parallelogram, close enough for the corners to refine
+        ours_seen = {m.id: m.centre for m in by_dict.get(DICTIONARY, []) if m.ours}
+        if len(ours_seen) != 3:
+            return None
+        (missing,) = set(CORNER_IDS) - set(ours_seen)
+        opposite = (missing + 2) % 4
+        ours_seen[missing] = (ours_seen[(missing + 1) % 4] + ours_seen[(missing + 3) % 4]
+                              - ours_seen[opposite])
+        centres = np.array(list(ours_seen.values()))
     c = centres.mean(axis=0)
     order = np.argsort(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))
     return centres[order]

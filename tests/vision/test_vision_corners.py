@@ -128,3 +128,45 @@ def test_no_markers_no_outline():
     page = np.full((300, 300), 255, np.uint8)
     assert markers.find(page) == []
     assert markers.outline([]) is None
+
+
+def _page_with_small_turned_markers(side: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """damas' four corner markers, `side` pixels wide and turned 45 degrees, on a
+    1280x720 frame: a board far off and turned in the frame."""
+    page = np.full((720, 1280), 200, np.uint8)
+    centres = [(640, 600), (880, 360), (640, 120), (400, 360)]
+    for marker_id, (x, y) in enumerate(centres):
+        tile = np.full((2 * side, 2 * side), 255, np.uint8)
+        tile[side // 2: side // 2 + side, side // 2: side // 2 + side] = \
+            markers.marker_image(marker_id, side)
+        turn = cv2.getRotationMatrix2D((side, side), 45, 1.0)
+        page[y - side: y + side, x - side: x + side] = cv2.warpAffine(
+            tile, turn, (2 * side, 2 * side), flags=cv2.INTER_AREA, borderValue=200)
+    return cv2.GaussianBlur(page, (3, 3), 0.9), centres
+
+
+def test_small_markers_lost_at_the_working_size_are_found_at_full_size():
+    page, _ = _page_with_small_turned_markers(18)
+    assert sorted(m.id for m in markers.find(page)) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("hidden", [0, 1, 2, 3])
+def test_three_of_our_markers_give_the_outline(hidden):
+    page, centres = _page_with_small_turned_markers(40)
+    found = [m for m in markers.find(page) if m.id != hidden]
+    assert len(found) == 3
+    corners = markers.outline(found)
+    assert corners is not None and len(corners) == 4
+    # the missing corner completes the board where its marker was
+    assert min(np.linalg.norm(corners - np.array(centres[hidden]), axis=1)) < 2.0
+
+
+def test_three_markers_of_another_dictionary_give_no_outline():
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_6X6_250)
+    page = np.full((600, 900), 255, np.uint8)
+    for k, marker_id in enumerate([7, 23, 42]):
+        y, x = 60 + (k // 2) * 300, 80 + (k % 2) * 560
+        page[y:y + 120, x:x + 120] = cv2.aruco.generateImageMarker(d, marker_id, 120)
+    found = markers.find(page)
+    assert len(found) == 3
+    assert markers.outline(found) is None
