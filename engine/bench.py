@@ -51,6 +51,7 @@ def run_bench(movetime: float = 1.0, variants=tuple(POSITIONS)) -> dict:
                           "seconds_to_depth": {d: round(s, 3) for d, s in to_depth.items()}})
             engine = BuiltinEngine(variant)
             result = engine.play(pos, Limit(movetime=movetime))
+            assert result.info is not None  # the built-in engine always reports its search
             timed.append({"fen": pos.fen(), "movetime": movetime, "depth": result.info.depth,
                           "nodes": result.extra["nodes"],
                           "nps": round(result.extra["nodes"] / result.extra["seconds"])})

@@ -64,6 +64,7 @@ class BuiltinEngine(Engine):
             soft_deadline=started + soft if soft is not None else None,
             hard_deadline=started + hard if hard is not None else None,
             on_info=on_info, noise=lv.noise, rng=self.rng)
+        assert result.move is not None  # position_to_play saw a legal move
         info = result.infos[-1] if result.infos else Info(
             result.depth, result.score, result.nodes, result.seconds, result.pv,
             (position.notation(result.move),))

@@ -144,9 +144,10 @@ class DxpEngine(Engine):
 
     def _sync(self, conn: Connection, game: Game, limit: Limit) -> None:
         self._handle_pending(conn)
-        if self._origin is not None:
+        origin = self._origin
+        if origin is not None:
             i = self._origin_index
-            if i < len(game.positions) and game.positions[i] == self._origin:
+            if i < len(game.positions) and game.positions[i] == origin:
                 played = game.moves[i:]
                 known = self._moves
                 common = 0
@@ -156,7 +157,7 @@ class DxpEngine(Engine):
                 extra = range(i + common, len(game.moves))
                 ours_only = all(game.positions[j].turn != self._remote_colour for j in extra)
                 if game.position.turn == self._remote_colour and ours_only and (
-                        common == len(known) or self._take_back(conn, common)):
+                        common == len(known) or self._take_back(conn, origin, common)):
                     for j in extra:
                         m = game.moves[j]
                         conn.send(MoveMessage(0, m.start, m.end, m.captured))
@@ -178,9 +179,9 @@ class DxpEngine(Engine):
         self._origin, self._origin_index = position, len(game.positions) - 1
         self._moves, self._remote_colour = [], position.turn
 
-    def _take_back(self, conn: Connection, keep: int) -> bool:
-        """Ask the remote to go back to `keep` moves after the origin."""
-        pos = self._origin
+    def _take_back(self, conn: Connection, origin: Position, keep: int) -> bool:
+        """Ask the remote to go back to `keep` moves after `origin`."""
+        pos = origin
         colour = Color((int(pos.turn) + keep) % 2)
         conn.send(BackRequest(move_number(keep, pos.turn), colour))
         reply = self._answer(conn, BackAccept, "answering the back request")

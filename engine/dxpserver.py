@@ -148,7 +148,7 @@ class _Session:
             self.conn.send(Chat(f"illegal move {msg.start}-{msg.end} in {pos.fen()}"))
             self._announce_end(EndReason.UNKNOWN)
             return
-        if not self._announce_if_over():
+        if not self._announce_if_over(game):
             self._move_if_ours()
 
     def on_back(self, msg: BackRequest) -> None:
@@ -168,7 +168,7 @@ class _Session:
             return
         started = time.monotonic()
         try:
-            result = self.engine.play(game, self._limit())
+            result = self.engine.play(game, self._limit(game))
         except EngineError as e:
             self.conn.send(Chat(f"engine failed: {e}"))
             self._announce_end(EndReason.UNKNOWN)
@@ -179,22 +179,22 @@ class _Session:
         move = result.move
         game.push(move)
         self.conn.send(MoveMessage(round(used), move.start, move.end, move.captured))
-        self._announce_if_over()
+        self._announce_if_over(game)
 
-    def _limit(self) -> Limit:
+    def _limit(self, game: Game) -> Limit:
         if self.server.limit is not None:
             return self.server.limit
         if self.clock is None:
             return Limit()
         if self.moves_per_control:
-            our_moves = sum(1 for p in self.game.positions[:-1] if p.turn == self.colour)
+            our_moves = sum(1 for p in game.positions[:-1] if p.turn == self.colour)
             to_go = max(1, self.moves_per_control - our_moves)
             return Limit(time=max(0.05, self.clock), moves_to_go=to_go)
         return Limit(time=max(0.05, self.clock))
 
-    def _announce_if_over(self) -> bool:
+    def _announce_if_over(self, game: Game) -> bool:
         try:
-            outcome = self.game.outcome()
+            outcome = game.outcome()
         except DamasError:
             outcome = None
         if outcome is None:

@@ -67,7 +67,7 @@ class HubEngine(Engine):
 
     # --- process life -----------------------------------------------------------------
 
-    def _start(self) -> None:
+    def _start(self) -> LineProcess:
         proc = LineProcess(self.command, self.name, self.cwd)
         self._proc = proc
         self._last_start = None
@@ -77,6 +77,7 @@ class HubEngine(Engine):
             proc.kill()
             self._proc = None
             raise
+        return proc
 
     def _handshake(self, proc: LineProcess) -> None:
         proc.send("hub", "starting")
@@ -128,11 +129,12 @@ class HubEngine(Engine):
 
     def _live(self) -> LineProcess:
         """The running process; a fresh one if the last one crashed or was killed."""
-        if self._proc is None or not self._proc.alive:
-            if self._proc is not None:
-                self._proc.kill()
-            self._start()
-        return self._proc
+        proc = self._proc
+        if proc is None or not proc.alive:
+            if proc is not None:
+                proc.kill()
+            proc = self._start()
+        return proc
 
     # --- Engine -----------------------------------------------------------------------
 

@@ -159,7 +159,7 @@ class HubServer:
         """From pondering to thinking: the move's own time starts now."""
         if self.engine is not None and self.ponder_limit is not None:
             soft, hard = budget(self.ponder_limit)
-            if hard is not None:
+            if soft is not None and hard is not None:  # both or neither
                 now = time.perf_counter()
                 self.engine.search.set_deadlines(now + soft, now + hard)
             self.ponder_limit = None

@@ -201,12 +201,13 @@ def play_game(white: Engine, black: Engine, opening: Game, tc: MatchTimeControl,
             raise EngineError(f"{e} [{engine.name}, {'White' if side == 0 else 'Black'}, "
                               f"ply {game.ply + 1}]") from None
         used = clock() - started
-        if clocks[side] is not None:
-            clocks[side] -= used
-            if clocks[side] < 0:
+        left = clocks[side]
+        if left is not None:
+            left -= used
+            if left < 0:
                 winner = side.opponent
                 return game, results[winner], winner, "time forfeit"
-            clocks[side] += tc.inc
+            clocks[side] = left + tc.inc
         game.push(result.move)
 
 

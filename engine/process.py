@@ -13,6 +13,7 @@ import signal
 import subprocess
 import threading
 import time
+from typing import IO
 
 from .errors import EngineCrashed, EngineTimeout
 
@@ -29,6 +30,11 @@ class LineProcess:
                 start_new_session=True)  # our Ctrl-C is not the engine's
         except OSError as e:
             raise EngineCrashed(f"cannot start engine {name}: {e}") from None
+        # all three are pipes (PIPE above): bound once, so no use needs to check for None
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._stdin: IO[str] = self.proc.stdin
+        self._stdout: IO[str] = self.proc.stdout
+        self._stderr: IO[str] = self.proc.stderr
         self.lines: queue.Queue = queue.Queue()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=5)
         threading.Thread(target=self._read_stdout, daemon=True).start()
@@ -37,7 +43,7 @@ class LineProcess:
 
     def _read_stdout(self) -> None:
         try:
-            for line in self.proc.stdout:
+            for line in self._stdout:
                 self.lines.put(line.rstrip("\r\n"))
         except (OSError, ValueError):
             pass
@@ -45,7 +51,7 @@ class LineProcess:
 
     def _read_stderr(self) -> None:
         try:
-            for line in self.proc.stderr:
+            for line in self._stderr:
                 self.stderr_tail.append(line.rstrip())
         except (OSError, ValueError):
             pass
@@ -69,8 +75,8 @@ class LineProcess:
     def send(self, line: str, doing: str = "receiving a command") -> None:
         try:
             with self._write_lock:
-                self.proc.stdin.write(line + "\n")
-                self.proc.stdin.flush()
+                self._stdin.write(line + "\n")
+                self._stdin.flush()
         except (OSError, ValueError):
             raise EngineCrashed(self.crash_message(doing)) from None
 
@@ -110,7 +116,7 @@ class LineProcess:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for stream in (self._stdin, self._stdout, self._stderr):
             try:
                 stream.close()
             except (OSError, ValueError):

@@ -386,6 +386,7 @@ class GrblDriver:
             reply = parse_reply(self._readline(deadline, f"no status from {self.url}"))
             self._pushed(reply)
             if reply.kind == "status":
+                assert self.last_status is not None  # _pushed has just recorded it
                 return self.last_status
 
     def wait_idle(self) -> Status:
@@ -612,9 +613,11 @@ def describe_settings(settings: dict[int, float]) -> str:
                 f"{settings.get(110 + k, 0):g} mm/min, {settings.get(120 + k, 0):g} mm/s^2, "
                 f"travel {settings.get(130 + k, 0):g} mm")
 
-    on = {1.0: "on", 0.0: "off"}
-    return (f"homing {on.get(settings.get(22), '?')} ($22), soft limits "
-            f"{on.get(settings.get(20), '?')} ($20), hard limits {on.get(settings.get(21), '?')}"
+    def switch(k: int) -> str:
+        return {1.0: "on", 0.0: "off"}.get(settings[k], "?") if k in settings else "?"
+
+    return (f"homing {switch(22)} ($22), soft limits "
+            f"{switch(20)} ($20), hard limits {switch(21)}"
             f" ($21); {axis('X', 0)}; {axis('Y', 1)}; status reports "
             f"{'MPos' if int(settings.get(10, 1)) & 1 else 'WPos'} ($10)")
 

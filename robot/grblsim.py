@@ -180,7 +180,7 @@ class GrblSimulator(FirmwareSimulator):
         import serial
 
         with serial.Serial(self.port, 115200, timeout=0.1) as link:
-            self._query("start")
+            self.power_on()
             self._expect(link, lambda line: line == BANNER, "its banner")
             lines = [f"${k}={v:g}" for k, v in sorted(self.settings.items(), key=_order)]
             if any(abs(o) > 0 for o in self.work_offset):

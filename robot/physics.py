@@ -71,7 +71,7 @@ class World:
         if on and self.carried is None:
             self._grab()
         elif not on and self.carried is not None:
-            self._release()
+            self._release(self.carried)
 
     def _nearest(self) -> Stack | None:
         x, y, _ = self.position
@@ -98,8 +98,8 @@ class World:
         self.carried = Stack(stack.x, stack.y, taken)
         self.stacks.append(self.carried)
 
-    def _release(self) -> None:
-        carried, self.carried = self.carried, None
+    def _release(self, carried: Stack) -> None:
+        self.carried = None
         if self.machine.slides:
             return
         below = [s for s in self.stacks if s is not carried and

@@ -93,9 +93,9 @@ class Planner:
             if obj.isupper():
                 steps += self._unking(work, Spot("square", index=square), obj)
         for colour, slots in work.trays.items():
-            for i, obj in enumerate(slots):
-                if obj is not None and obj.isupper():
-                    steps += self._unking(work, Spot("tray", colour, i), obj)
+            for i, held in enumerate(slots):
+                if held is not None and held.isupper():
+                    steps += self._unking(work, Spot("tray", colour, i), held)
         return steps + self._arrange(work, want, "reset")
 
     def plan_correction(self, state: PhysicalState, position: Position) -> list[Transfer]:

@@ -374,7 +374,11 @@ class MachineSimulator:
             self.state = "Alarm"
             self._reply("ALARM:2")
             return 15
-        rate = self.config.max_rate if motion == "G0" else min(self.feed, self.config.max_rate)
+        if motion == "G0":
+            rate = self.config.max_rate
+        else:
+            assert self.feed is not None  # a G1 without a feed rate was refused (error:22)
+            rate = min(self.feed, self.config.max_rate)
         self.state = "Run"
         self._travel(tuple(target), rate)
         if not self._abort.is_set():

@@ -22,11 +22,17 @@ class Spot:
     index: int = 0  # square number or slot index
     point: Point | None = None  # aside: where
 
+    @property
+    def aside_point(self) -> Point:
+        """Where an aside spot is (every aside spot is made with its point)."""
+        assert self.point is not None, f"an aside spot without a point: {self!r}"
+        return self.point
+
     def __str__(self) -> str:
         if self.kind == "square":
             return f"square {self.index}"
         if self.kind == "aside":
-            return f"aside at ({self.point[0]:.0f}, {self.point[1]:.0f})"
+            return f"aside at ({self.aside_point[0]:.0f}, {self.aside_point[1]:.0f})"
         return f"{self.colour} {self.kind} slot {self.index}"
 
 
@@ -68,7 +74,7 @@ class PhysicalState:
             return m.trays[spot.colour][spot.index]
         if spot.kind == "reserve":
             return m.reserve[spot.colour][spot.index]
-        return spot.point
+        return spot.aside_point
 
     def get(self, spot: Spot) -> str | None:
         if spot.kind == "square":
@@ -77,7 +83,7 @@ class PhysicalState:
             return self.trays[spot.colour][spot.index]
         if spot.kind == "reserve":
             return self.reserve[spot.colour][spot.index]
-        return self.aside.get(spot.point)
+        return self.aside.get(spot.aside_point)
 
     def _set(self, spot: Spot, obj: str | None) -> None:
         if spot.kind == "square":
@@ -90,9 +96,9 @@ class PhysicalState:
         elif spot.kind == "reserve":
             self.reserve[spot.colour][spot.index] = obj
         elif obj is None:
-            self.aside.pop(spot.point, None)
+            self.aside.pop(spot.aside_point, None)
         else:
-            self.aside[spot.point] = obj
+            self.aside[spot.aside_point] = obj
 
     def occupied_points(self, *excluding: Spot) -> list[Point]:
         skip = {self.point(s) for s in excluding}

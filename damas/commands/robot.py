@@ -4,9 +4,6 @@ robot` and `damas bench robot-firmware`."""
 from __future__ import annotations
 
 import json
-import math
-import statistics
-import time
 
 from damas.cli import command_group
 from damas.rules import DamasError, Game, Position
@@ -124,18 +121,17 @@ def bench_robot(args, port: str = "sim-python") -> int:
     than real time the simulation ran; `--firmware grbl` plays the same games on stock GRBL
     1.1h in simavr too, on the example GRBL machines - built like ours: 80 steps/mm,
     6000 mm/min, 800 mm/s^2 - and prints the two side by side)."""
-    figures = {variant: _bench_game(variant, port, "damas")
-               for variant in ("international", "english")}
+    from damas.robot import bench
+
+    figures = bench.run(port)
     if port == "sim-firmware" and getattr(args, "firmware", "damas") == "grbl":
-        grbl = {variant: _bench_game(variant, "sim-grbl", "grbl")
-                for variant in ("international", "english")}
-        figures = {"damas": figures, "grbl": grbl}
+        figures = {"damas": figures, "grbl": bench.run("sim-grbl", "grbl")}
         if args.json:
             print(json.dumps(figures))
             return 0
         print(f"{'':28}{'lines':>7}{'machine s/move':>16}{'travel mm/move':>16}"
               f"{'bound':>8}{'ratio':>8}{'wall s':>8}{'x real':>8}")
-        for variant in ("international", "english"):
+        for variant in bench.VARIANTS:
             for name, f in (("damas firmware", figures["damas"][variant]),
                             ("GRBL 1.1h", figures["grbl"][variant])):
                 print(f"{variant + ', ' + name:28}{f['lines_streamed']:>7}"
@@ -157,60 +153,8 @@ def bench_robot(args, port: str = "sim-python") -> int:
     return 0
 
 
-def _bench_game(variant: str, port: str, firmware: str) -> dict:
-    import random
-
-    from damas.robot.machine import example_machine
-    from damas.robot.session import RobotSession
-
-    plies = {"international": 120, "english": 100}[variant]
-    machine = example_machine(10 if variant == "international" else 8, firmware=firmware)
-    rng = random.Random(1)
-    game = Game(variant)
-    planning, lower = [], 0.0
-    wall = time.perf_counter()
-    with RobotSession.open(machine, port, game.start, speedup=2000) as session:
-        before = session.driver.lines_sent
-        start_seconds = session.report()["sim_seconds"]
-        while game.outcome() is None and game.ply < plies:
-            move = rng.choice(game.legal_moves())
-            start = time.perf_counter()
-            steps = session.planner.plan_move(session.state, move)
-            planning.append(time.perf_counter() - start)
-            lower += _lower_bound(session, steps)
-            session.run(steps)
-            game.push(move)
-        report = session.report()
-        lines = session.driver.lines_sent - before
-    wall = time.perf_counter() - wall
-    moves = game.ply
-    seconds = report["sim_seconds"] - start_seconds  # the game's, not power-up and homing
-    return {
-        "moves": moves,
-        "planning_ms_median": round(statistics.median(planning) * 1000, 2),
-        "planning_ms_max": round(max(planning) * 1000, 1),
-        "travel_mm_per_move": round(report["travel_mm"] / moves, 1),
-        "lower_bound_mm_per_move": round(lower / moves, 1),
-        "travel_ratio": round(report["travel_mm"] / lower, 3),
-        "lines_streamed": lines,
-        "sim_seconds_per_move": round(seconds / moves, 2),
-        "wall_seconds": round(wall, 1),
-        "sim_speedup": round(report["sim_seconds"] / wall, 1),
-    }
-
-
 def bench_robot_firmware(args) -> int:
     return bench_robot(args, "sim-firmware")
-
-
-def _lower_bound(session, steps) -> float:
-    """The carriage must at least go straight to each piece and straight to its target."""
-    total = 0.0
-    here = session.carriage_board_point()
-    for step in steps:
-        total += math.dist(here, step.path[0]) + math.dist(step.path[0], step.path[-1])
-        here = step.path[-1]
-    return total
 
 
 BENCHES = {"robot": bench_robot, "robot-firmware": bench_robot_firmware}

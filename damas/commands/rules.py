@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
 from damas.rules import DamasError, Position, divide, perft, variant
 
@@ -80,87 +79,22 @@ def run_show(args) -> int:
 
 # --- benchmark ------------------------------------------------------------------------
 
-WOLDOUBY = "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38"
-DEEPER = (("international", None, 8), ("brazilian", None, 9), ("english", None, 9),
-          ("international", WOLDOUBY, 11))
-
-
-def _timed_perft(pos: Position, depth: int) -> tuple[int, float]:
-    start = time.perf_counter()
-    nodes = perft(pos, depth)
-    return nodes, time.perf_counter() - start
-
-
-def _pydraughts_perft(depth: int) -> tuple[int, float]:
-    """The same count with pydraughts (duplicate capture paths merged)."""
-    try:
-        from draughts import Board
-    except ImportError:
-        raise DamasError("the comparison needs pydraughts 0.6.7: "
-                         ".venv/bin/pip install pydraughts==0.6.7 (make test installs it)"
-                         ) from None
-
-    def count(board, d):
-        moves = {}
-        for m in board.legal_moves():
-            moves.setdefault((m.steps_move[0], m.steps_move[-1], frozenset(m.captures)), m)
-        if d == 1:
-            return len(moves)
-        n = 0
-        for m in moves.values():
-            board.push(m)
-            n += count(board, d - 1)
-            board.pop()
-        return n
-
-    board = Board(variant="standard", fen="startpos")
-    start = time.perf_counter()
-    nodes = count(board, depth)
-    return nodes, time.perf_counter() - start
-
-
 def bench_rules(args) -> int:
     from damas.progress import Progress
+    from damas.rules import bench
 
-    start = Position.start("international")
-    with Progress("bench rules", total=2 + len(DEEPER), unit="count", every=0) as progress:
-        progress.update(0, "next: international perft(7)")
-        perft(start, 5)  # warm the caches of the layout and rules tables
-        nodes, seconds = _timed_perft(start, 7)
-        ours = nodes / seconds
-        ref_depth = 4
-        progress.update(1, f"next: pydraughts perft({ref_depth})")
-        ref_nodes, ref_seconds = _pydraughts_perft(ref_depth)
-        if ref_nodes != perft(start, ref_depth):
-            raise DamasError(f"pydraughts counts {ref_nodes} at depth {ref_depth}: they "
-                             "disagree")
-        theirs = ref_nodes / ref_seconds
-        deeper: list[dict[str, Any]] = []
-        for name, fen, depth in DEEPER:
-            progress.update(1, f"next: {name} perft({depth})")
-            pos = Position.from_fen(fen, name) if fen else Position.start(name)
-            n, s = _timed_perft(pos, depth)
-            deeper.append({"variant": name, "fen": fen or "start", "depth": depth,
-                           "nodes": n, "seconds": round(s, 3),
-                           "nodes_per_second": round(n / s)})
-        progress.update(1, "done")
-    figures = {
-        "international_perft7": {"nodes": nodes, "seconds": round(seconds, 3),
-                                 "nodes_per_second": round(ours)},
-        "pydraughts": {"version": "0.6.7", "depth": ref_depth, "nodes": ref_nodes,
-                       "seconds": round(ref_seconds, 3), "nodes_per_second": round(theirs)},
-        "ratio": round(ours / theirs),
-        "deeper": deeper,
-    }
+    with Progress("bench rules", total=bench.STEPS, unit="count", every=0) as progress:
+        figures = bench.run(progress.update)
     if args.json:
         print(json.dumps(figures))
         return 0
-    print(f"international perft(7) from the start: {nodes:,} leaves in {seconds:.3f} s "
-          f"= {ours:,.0f} leaves/s")
-    print(f"pydraughts 0.6.7 perft({ref_depth}), same run: {ref_nodes:,} leaves in "
-          f"{ref_seconds:.3f} s = {theirs:,.0f} leaves/s")
-    print(f"ratio: {ours / theirs:,.0f}x")
-    for d in deeper:
+    ours, theirs = figures["international_perft7"], figures["pydraughts"]
+    print(f"international perft(7) from the start: {ours['nodes']:,} leaves in "
+          f"{ours['seconds']:.3f} s = {ours['nodes_per_second']:,.0f} leaves/s")
+    print(f"pydraughts 0.6.7 perft({theirs['depth']}), same run: {theirs['nodes']:,} leaves "
+          f"in {theirs['seconds']:.3f} s = {theirs['nodes_per_second']:,.0f} leaves/s")
+    print(f"ratio: {figures['ratio']:,.0f}x")
+    for d in figures["deeper"]:
         print(f"{d['variant']:>13} {d['fen'][:12]:<12} perft({d['depth']:>2}) = "
               f"{d['nodes']:>13,} in {d['seconds']:7.3f} s ({d['nodes_per_second']:,}/s)")
     return 0

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
-import statistics
 import sys
-import time
 
 from damas.pdnfile import read_pdn_file
-from damas.rules import DamasError, Game, variant
+from damas.rules import DamasError, variant
 from damas.rules.tracker import Tracker
-from damas.rules.tracker.board import Observation, ObservationError
+from damas.rules.tracker.board import ObservationError
 from damas.rules.tracker.format import Commit, read_lines
-from damas.sim.person import move_steps
 
 
 def register(sub) -> None:
@@ -84,87 +80,15 @@ def _print(events) -> None:
 
 # --- benchmark ------------------------------------------------------------------------
 
-def _middle_games(rng: random.Random, count: int) -> list[Game]:
-    """Random international games stopped between ply 20 and 50, still going."""
-    games: list[Game] = []
-    while len(games) < count:
-        g = Game("international")
-        for _ in range(rng.randrange(20, 50)):
-            if g.outcome() is not None:
-                break
-            g.push(rng.choice(g.legal_moves()))
-        if g.outcome() is None and len(g.position.pieces()) >= 20:
-            games.append(g)
-    return games
-
-
-def _timed(tracker: Tracker, obs: Observation, out: list[float],
-           cpu: list[float] | None = None) -> list:
-    """Observe, adding the wall time (ms) to `out` and the CPU time to `cpu`: on a shared
-    machine a wall time now and then includes another process's time slice."""
-    start, start_cpu = time.perf_counter_ns(), time.thread_time_ns()
-    events = tracker.observe(obs)
-    out.append((time.perf_counter_ns() - start) / 1e6)
-    if cpu is not None:
-        cpu.append((time.thread_time_ns() - start_cpu) / 1e6)
-    return events
-
-
 def bench_tracker(args) -> int:
-    rng = random.Random(2024)
-    v = variant("international")
-    games = _middle_games(rng, 30)
-    settle = 0.5
-    ordinary: list[float] = []  # every observation of legal moves being made
-    ordinary_cpu: list[float] = []
-    irregular: list[float] = []  # observations whose settling names an irregularity
-    moves_seen = 0
-    for g in games:
-        tracker = Tracker(game=g, settle=settle)
-        t = 0.0
-        tracker.observe(Observation.from_pieces(v, g.position.pieces(), t))
-        t += settle
-        tracker.tick(t)  # the resumed position is recognised
-        for _ply in range(8):
-            pos = tracker.position
-            legal = pos.legal_moves()
-            if not legal:
-                break
-            move = rng.choice(legal)
-            order = list(move.captured)
-            rng.shuffle(order)
-            for board in move_steps(pos, move, order, remove_first=rng.random() < 0.3):
-                t += 0.1
-                _timed(tracker, Observation.from_pieces(v, board, t), ordinary, ordinary_cpu)
-            t += settle
-            events = _timed(tracker, Observation.from_pieces(v, board, t), ordinary,
-                            ordinary_cpu)
-            moves_seen += sum(e.kind == "move" for e in events)
-        # one irregular board: a piece of the side to move stepped backwards or removed
-        pieces = dict(tracker.position.pieces())
-        pieces.pop(rng.choice(list(pieces)))
-        t += 0.1
-        tracker.observe(Observation.from_pieces(v, pieces, t))
-        t += settle
-        _timed(tracker, Observation.from_pieces(v, pieces, t), irregular)
-    if moves_seen == 0:
-        raise DamasError("the bench saw no move: the tracker is broken")
-    figures = {
-        "positions": len(games),
-        "observations": len(ordinary),
-        "moves_seen": moves_seen,
-        "median_ms": round(statistics.median(ordinary), 4),
-        "p90_ms": round(statistics.quantiles(ordinary, n=10)[-1], 4),
-        "max_ms": round(max(ordinary), 3),
-        "max_cpu_ms": round(max(ordinary_cpu), 3),
-        "irregular_median_ms": round(statistics.median(irregular), 3),
-        "target_ms": 1.0,
-    }
+    from damas.sim import trackerbench
+
+    figures = trackerbench.run()
     if getattr(args, "json", False):
         print(json.dumps(figures))
         return 0
     print(f"tracker, international middle games: {figures['observations']} observations "
-          f"({moves_seen} moves) in {len(games)} positions")
+          f"({figures['moves_seen']} moves) in {figures['positions']} positions")
     print(f"  median {figures['median_ms']:.4f} ms per observation (target <= 1 ms), "
           f"p90 {figures['p90_ms']:.4f} ms")
     print(f"  slowest {figures['max_ms']:.3f} ms wall, {figures['max_cpu_ms']:.3f} ms CPU "

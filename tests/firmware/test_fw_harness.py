@@ -2,9 +2,10 @@
 
 import os
 import signal
-import subprocess
 
 import pytest
+
+from damas.robot.simavr import Harness
 
 BANNER = "Grbl 1.1h ['$' for help]"
 UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
@@ -12,38 +13,31 @@ UNLOCK_HINT = "[MSG:'$H'|'$X' to unlock]"
 
 def test_stops_cleanly_on_sigterm_and_leaves_no_process(make_firmware):
     fw = make_firmware()
-    pid = fw.proc.pid
-    fw.proc.send_signal(signal.SIGTERM)
+    pid = fw.process.pid
+    fw.process.send_signal(signal.SIGTERM)
     # the timeout only keeps a hung harness from hanging the suite: how fast is not asserted
-    assert fw.proc.wait(timeout=30) == 0
+    assert fw.process.wait(timeout=30) == 0
     assert fw.events[-1].kind == "EXIT" or fw.wait_event("EXIT").fields["reason"] == "signal"
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
 
 
-def test_quit_query_and_closed_stdin(default_build, tmp_path):
-    proc = subprocess.Popen(
-        [str(default_build / "damas-sim"), str(default_build / "damas.elf")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def test_quit_query_ends_the_harness(default_build):
+    harness = Harness()
     try:
-        assert proc.stdout.readline().startswith("PTY /dev/")
-        proc.stdin.write("quit\n")
-        proc.stdin.flush()
-        assert proc.wait(timeout=5) == 0
+        assert harness.launch(default_build / "damas-sim",
+                              [str(default_build / "damas.elf")]).startswith("/dev/")
+        harness.query("quit")
+        assert harness.process.wait(timeout=5) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        harness.stop()
 
 
 def test_hardware_reset_query_reboots_the_firmware(fw):
     fw.unlock()
     fw.ok("G0 X3")
     fw.wait_state("Idle")
-    fw.query("reset")  # like the reset button: power-up state again, not a soft reset
+    fw.power_cycle()  # like the reset button: power-up state again, not a soft reset
     assert fw.expect_banner()[-1] == BANNER
     assert fw.next_line() == UNLOCK_HINT
     status = fw.status()
@@ -52,7 +46,7 @@ def test_hardware_reset_query_reboots_the_firmware(fw):
 
 
 def test_hardware_reset_then_homing_works(fw):
-    fw.query("reset")
+    fw.power_cycle()
     fw.expect_banner()
     assert fw.next_line() == UNLOCK_HINT
     fw.ok("$H", timeout=30)  # the switches read open again after the reset
@@ -92,8 +86,7 @@ def test_magnet_events_say_where_the_carriage_is(fw):
 def test_trip_closes_a_switch_during_the_next_move(fw):
     fw.unlock()
     since = fw.mark()
-    fw.query("trip X")
-    fw.wait_event("TRIP", since=since)
+    fw.hit_limit("X")  # answered by a TRIP event
     fw.ok("G0 X50")
     assert fw.next_line(timeout=10) == "ALARM:1"
     closed = fw.wait_event("LIMIT", lambda e: e.fields["closed"] == "1", since)
@@ -117,8 +110,8 @@ def test_exit_reports_where_the_carriage_stopped(fw):
     fw.unlock()
     fw.ok("G0 X7")
     fw.wait_state("Idle")
-    fw.proc.send_signal(signal.SIGTERM)
-    assert fw.proc.wait(timeout=5) == 0
+    fw.process.send_signal(signal.SIGTERM)
+    assert fw.process.wait(timeout=5) == 0
     last = fw.wait_event("EXIT")
     pos = fw.wait_event("POS", lambda e: e.fields["why"] == "exit")
     assert fw.events.index(pos) == fw.events.index(last) - 1

@@ -20,7 +20,7 @@ def test_power_up_shows_banner_and_is_locked_until_unlocked(fw):
 
 def test_power_up_lines(make_firmware):
     fw = make_firmware(power_up=False)
-    fw.query("start")
+    fw.power_on()
     assert fw.next_line() == BANNER  # the pty sees the very first bytes after power-up
     assert fw.next_line() == UNLOCK_HINT
 
