@@ -169,15 +169,10 @@ class Demo:
 
         human = WHITE if self.o.human == "white" else BLACK
         position = replay.game.position if replay is not None else Position.start(self.variant)
-        session: PlaySession | None = None
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
                                 calibration=self.o.calibration,
                                 seed=self.rng.randrange(1 << 30), position=position,
-                                slip_rate=self.o.irregular_rate,
-                                game_of=lambda: session.game if session else None,
-                                told=lambda: session is not None
-                                and session.tracker.irregular is not None)
-        world.visitor.join((human,))
+                                slip_rate=self.o.irregular_rate)
         assert isinstance(world.watch, VisionWatch)  # camera="rendered"
         camera = world.watch.camera
         camera.read = self._timed(camera.read, "render")
@@ -201,6 +196,7 @@ class Demo:
                                   lambda *ply: self.on_move(number, *ply),
                                   earlier=earlier_games(self.pdn_path,
                                                         replay.game if replay else None))
+            world.visitor.join((human,), session)
             session.run()
         finally:
             world.close()

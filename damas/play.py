@@ -92,6 +92,11 @@ class PlaySession:
     def game(self) -> Game:
         return self.tracker.game
 
+    @property
+    def flagged(self) -> bool:
+        """A person's irregular move is flagged (shown, lit) until the board is put back."""
+        return self.tracker.irregular is not None
+
     # --- the whole game -----------------------------------------------------------------
 
     def run(self) -> Game:
