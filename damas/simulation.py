@@ -31,6 +31,14 @@ HOLD = "hold"  # in a visitor's steps: wait (the board as it is) until told, at 
 HOLD_FRAMES = 300
 
 
+@dataclass(frozen=True)
+class ByHand:
+    """In a visitor's steps, right after the last frame of a move made by hand: the move,
+    so the pieces the person moved are moved in the machine's world too."""
+
+    move: Move
+
+
 class Sight(Protocol):
     """What a person at the table sees of the session (its screen, the LEDs): the game as
     it records it, and whether it flags an irregular move. A PlaySession is one."""
@@ -124,11 +132,24 @@ class Table:
                 self.pieces = self.world_seen = dict(pieces)
             else:
                 self.override = dict(pieces)
+            if self.steps and isinstance(self.steps[0], ByHand):
+                self._carry(self.steps.pop(0).move)
         if self.clock.t < self.camera_back_at:
             raise CameraLost("the camera gives no frames (a simulated dropout)", "sim", "stopped")
         # a visitor's hands change `pieces` (no robot) or `override`, never the machine's world
         current = self.override or (self.pieces if self.robot is None else world)
         return dict(current), hands
+
+    def _carry(self, move: Move) -> None:
+        """A visitor's move, made on the machine's board: the person puts each captured
+        piece in the tray and crowns from the reserve where the robot would (its planner,
+        from its record before the move), so the pieces agree with the robot's record
+        once the session has seen the move. Without a robot `pieces` already holds it."""
+        robot = self.robot
+        if robot is None or robot.world is None:
+            return
+        for step in robot.planner.plan_move(robot.state, move):
+            robot.world.by_hand(step.path[0], step.path[-1], stack_on=step.reason == "crown")
 
     def camera_back(self) -> bool:
         return self.clock.t >= self.camera_back_at
@@ -285,7 +306,7 @@ class Visitor:
 
         self.made.append(position.notation(move))
         return wait + [(s.pieces, s.hands) for s in
-                       move_by_hand(self.scene, position, shuffled, self.rng)]
+                       move_by_hand(self.scene, position, shuffled, self.rng)] + [ByHand(move)]
 
     def _follow(self, position, board: dict[int, str], leds: dict[int, tuple]) -> list:
         """Make the move the LED grid lights for the machine (blue: from, green: to, red:
