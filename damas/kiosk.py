@@ -27,12 +27,8 @@ from damas.rules.pdn import PdnGame, write_pdn
 
 from .journal import Journal, JournalError, NoGame, replay_last_game
 from .paths import data_dir
-from .play import (
-    PlayOptions,
-    PlaySession,
-    Stopped,
-    wait_for_device,
-)
+from .pause import Stopped, wait_for_device
+from .play import PlayOptions, PlaySession
 
 
 @dataclass

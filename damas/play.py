@@ -19,21 +19,18 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, Color, DamasError, Game, Move, Occupancy, Position, Tracker
+from damas.rules import BLACK, WHITE, Color, Game, Move, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.vision.feed import CameraLost
 
 from .interfaces import Display, Mover, Timer, Watch
 from .journal import Journal, Replay
+from .pause import Stopped, wait_for_device
 from .pdnfile import after
 
 SIDE_NAMES = {WHITE: "white", BLACK: "black"}
 ENGINE_MAX_RETRY = 60.0  # seconds: the longest wait between tries of a failing engine
-
-
-class Stopped(Exception):
-    """The session was asked to stop (a new game, Ctrl-C): the record stays as it is."""
 
 
 @dataclass
@@ -437,30 +434,3 @@ def numbered(ply: int, notation: str) -> str:
     the answer."""
     number = (ply + 1) // 2
     return f"{number}. {notation}" if ply % 2 else f"{number}... {notation}"
-
-
-def wait_for_device(journal: Journal, device: str, reason: str,
-                    attempt: Callable[[], object], *, wait, retry: float,
-                    stop: Callable[[], bool], status: Callable[[str], None],
-                    max_retry: float | None = None) -> None:
-    """Pause until `attempt()` works (returns anything but False, raises no DamasError),
-    trying every `retry` seconds, or with `max_retry` after a wait that doubles up to
-    it; `paused` and `continued` go to the journal, once each, whatever the tries."""
-    journal.write("paused", device=device, reason=reason)
-    status(f"PAUSED: {reason}")
-    tries = 0
-    delay = retry
-    while True:
-        if stop():
-            raise Stopped
-        wait(delay)
-        if max_retry is not None:
-            delay = min(max_retry, delay * 2)
-        tries += 1
-        try:
-            if attempt() is not False:
-                break
-        except DamasError:
-            continue
-    journal.write("continued", device=device, tries=tries)
-    status(f"the {device} is back: play goes on")

@@ -32,6 +32,7 @@ from damas.vision.feed import CameraFeed, CameraLost
 
 from .clock import Clock, TimeControl, clock_comment
 from .journal import Journal, Replay, replay_last_game
+from .pause import retry_until
 
 PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a white king",
                "B": "a black king"}
@@ -183,11 +184,7 @@ class Recorder:
                  f"camera again every {retry:g} s")
         if self.display is not None:
             self.display.update(status=f"paused: {lost}", clocks=self._clocks(now))
-        tries = 1
-        wait(retry)
-        while not feed.reopen():
-            tries += 1
-            wait(retry)
+        tries = retry_until(feed.reopen, wait=wait, retry=retry)
         gone = clock() - started
         journal.write("continued", away=round(gone, 1), tries=tries,
                       clock=self.clock.state(now + gone))
