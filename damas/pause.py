@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from damas.rules import DamasError
 
+from .events import Continued, Paused
 from .journal import Journal
 
 
@@ -43,8 +44,8 @@ def wait_for_device(journal: Journal, device: str, reason: str,
                     max_retry: float | None = None) -> None:
     """Pause a game until `attempt()` works (see `retry_until`); `paused` and `continued`
     go to the journal, once each, whatever the tries."""
-    journal.write("paused", device=device, reason=reason)
+    journal.write(Paused(device, reason))
     status(f"PAUSED: {reason}")
     tries = retry_until(attempt, wait=wait, retry=retry, stop=stop, max_retry=max_retry)
-    journal.write("continued", device=device, tries=tries)
+    journal.write(Continued(device, tries))
     status(f"the {device} is back: play goes on")

@@ -24,6 +24,7 @@ from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.vision.feed import CameraLost
 
+from . import events as ev
 from .interfaces import Display, Mover, Timer, Watch
 from .journal import Journal, Replay
 from .pause import Stopped, wait_for_device
@@ -98,12 +99,12 @@ class PlaySession:
 
     def run(self) -> Game:
         if self.replay is not None:  # the game so far, whole: later resumes start here
-            self.journal.write("resumed", **self.replay.resumed_event())
+            self.journal.write(self.replay.resumed_event())
         else:
-            self.journal.write("game-start", variant=self.variant.name, fen=self.start.fen(),
-                               engine=self.o.engine,
-                               machine=[SIDE_NAMES[s] for s in self.o.machine_sides],
-                               **{k.lower(): v for k, v in self.o.tags.items()})
+            self.journal.write(ev.GameStart(self.variant.name, self.start.fen(),
+                                            tags=dict(self.o.tags), engine=self.o.engine,
+                                            machine=[SIDE_NAMES[s]
+                                                     for s in self.o.machine_sides]))
         try:
             self._await_setup()
             while not self._finished():
@@ -138,7 +139,7 @@ class PlaySession:
         outcome = self.game.outcome()
         result = outcome.result if outcome else "*"
         reason = outcome.reason if outcome else self.ended
-        self.journal.write("game-end", result=result, reason=reason, ply=self.game.ply)
+        self.journal.write(ev.GameEnd(result, reason, self.game.ply))
         self._write_pdn(result)
         self._status(f"game over: {result} ({reason})")
 
@@ -166,14 +167,11 @@ class PlaySession:
             self._handle(event)
 
     def _handle(self, event) -> None:
-        data = event.to_dict()
-        data.pop("event", None)
-        data.pop("move", None)
         self.last_progress = self.now
         if event.kind == "setup":
             self.ready = True
             self.turn_since = self.now
-            self.journal.write("setup", fen=self.tracker.position.fen())
+            self.journal.write(ev.Setup(self.tracker.position.fen()))
             self._status("the board is set up")
         elif event.kind == "move":
             by_machine = self.expecting is not None and event.move == self.expecting
@@ -181,8 +179,8 @@ class PlaySession:
                 self.mover.moved_by_hand(event.move)
             self._clock_moved()
             self.arrow = None
-            self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
-                               by="machine" if by_machine else "person")
+            self.journal.write(ev.PlayedMove(event.notation, event.fen, event.ply,
+                                             by="machine" if by_machine else "person"))
             self._write_pdn()
             by = "machine" if by_machine else "person"
             self._status(f"{numbered(event.ply, event.notation)}  ({by})")
@@ -190,7 +188,7 @@ class PlaySession:
             if self.on_move is not None:
                 self.on_move(event.ply, event.notation, by)
         else:
-            self.journal.write(f"tracker-{event.kind}", **data)
+            self.journal.write(ev.Tracked(event, keep_move=False))
             if event.kind == "irregular":
                 self.mover.show(event.squares, event.message_en)
                 self._status(f"irregular ({event.article}): {event.message_en}; "
@@ -214,7 +212,7 @@ class PlaySession:
             diff = squares.differing(want)
             if diff and diff != shown:
                 shown = diff
-                self.journal.write("board-differs", squares=diff)
+                self.journal.write(ev.BoardDiffers(diff))
                 self.mover.show(diff, "set the board up as shown")
                 self._status(f"set the board up: squares {diff} differ from "
                              f"{self.tracker.position.fen()}")
@@ -227,7 +225,7 @@ class PlaySession:
         position = self.tracker.position
         move = self._think()
         notation = position.notation(move)
-        self.journal.write("engine-move", notation=notation)
+        self.journal.write(ev.EngineMove(notation))
         self.arrow = {"path": list(move.path)}  # on the page until the move is seen made
         # on the page while the robot moves; printed once, when the camera has seen it
         self._status(f"{numbered(self.game.ply + 1, notation)}: the machine plays",
@@ -294,11 +292,11 @@ class PlaySession:
             with self.timer("robot"):
                 return action()
         except PlanError as e:
-            self.journal.write("robot-cannot", reason=str(e))
+            self.journal.write(ev.RobotCannot(str(e)))
             self._status(f"the robot cannot do it ({e}): please do it by hand")
             return False
         except RobotError as e:
-            self.journal.write("robot-fault", reason=str(e))
+            self.journal.write(ev.RobotFault(str(e)))
             recovered = isinstance(e, ExecutionFailed) and e.run.recovered
             if not recovered:
                 self._pause("robot", str(e), self.mover.reconnect)
@@ -338,8 +336,7 @@ class PlaySession:
             diff = squares.differing(want)
             if robot:
                 attempts += 1
-                self.journal.write("mismatch", squares=diff, seen=str(squares),
-                                   attempt=attempts)
+                self.journal.write(ev.Mismatch(diff, str(squares), attempts))
                 if squares.colours == unmoved.colours:  # nothing moved: the move again
                     self._status(f"the board still shows the position before {move.short}: "
                                  "playing it again")
@@ -352,7 +349,7 @@ class PlaySession:
                     continue
             if diff != shown:
                 shown, shown_at = diff, self.now
-                self.journal.write("shown", squares=diff)
+                self.journal.write(ev.Shown(diff))
                 self.mover.show(diff, f"make the board show {move.short}")
                 self._status(f"please put the board right: squares {diff} "
                              f"(the machine played {move.short})")

@@ -179,7 +179,9 @@ def run_play(args) -> int:
             try:
                 session.run()
             except KeyboardInterrupt:
-                journal.write("interrupted")
+                from damas.events import Interrupted
+
+                journal.write(Interrupted())
                 print("\ninterrupted: `damas play --resume` goes on from here",
                       file=sys.stderr)
                 return 130
