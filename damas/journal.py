@@ -117,8 +117,9 @@ def _last_seq(path: Path) -> int:
             partial = lines.pop(0) if start > 0 else b""
             for line in reversed(lines):
                 event = _parse(line) if line.strip() else None
-                if event is not None and _seq(event) is not None:
-                    return _seq(event)
+                seq = _seq(event) if event is not None else None
+                if seq is not None:
+                    return seq
             pos = start
     return 0
 
@@ -200,6 +201,7 @@ def replay_last_game(path: str | os.PathLike, move_check: MoveCheck | None = Non
     problem = None
     for first in reversed(anchors):  # the last game that can be replayed from its start
         number, anchor = lines[first]
+        assert anchor is not None  # anchors are readable lines
         try:
             game, events = _replay_anchor(anchor, move_check)
             break

@@ -23,7 +23,9 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from damas.rules import BLACK, WHITE, Game, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
@@ -102,23 +104,23 @@ class Recorder:
                   if self.calibration else BoardReader(size, known=known))
         settle = SettleLoop(reader)
         feed = frames if isinstance(frames, CameraFeed) else None
-        source = None if isinstance(frames, CameraFeed) else iter(frames)
+        # a feed may be lost and come back; any other iterable of frames just ends
+        read: Callable[[], Any] = (frames.read if isinstance(frames, CameraFeed)
+                                   else partial(next, iter(frames), None))
         begun = clock()
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0
         with self._journal() as journal:
             self._begin(journal)
             while True:
-                if feed is None:
-                    frame = next(source, None)
-                else:
-                    try:
-                        frame = feed.read()
-                    except CameraLost as lost:
-                        at = now if fps else clock() - begun
-                        away += self._wait_for_camera(feed, lost, at, journal, clock,
-                                                      wait, retry)
-                        continue
+                try:
+                    frame = read()
+                except CameraLost as lost:
+                    if feed is None:
+                        raise
+                    at = now if fps else clock() - begun
+                    away += self._wait_for_camera(feed, lost, at, journal, clock, wait, retry)
+                    continue
                 if frame is None:
                     break
                 now = n / fps + away if fps else clock() - begun

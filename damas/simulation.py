@@ -467,7 +467,9 @@ def calibrate_table(scene, variant: str, folder: str) -> None:
     start = Position.start(variant)
     reader = BoardReader(scene.size, known=start)
     reader.read(render(scene, start.pieces()).image)
-    side = reader.pose.white_side_in_image()
-    save_board(folder, BoardCalibration(start.variant.name, scene.size, reader.pose.camera,
-                                        (float(side[0]), float(side[1])), reader.model,
+    pose, model = reader.pose, reader.model
+    assert pose is not None and model is not None  # the start, rendered, is always found
+    side = pose.white_side_in_image()
+    save_board(folder, BoardCalibration(start.variant.name, scene.size, pose.camera,
+                                        (float(side[0]), float(side[1])), model,
                                         start.fen()))
