@@ -91,3 +91,26 @@ def test_clock_comments_give_both_clocks_in_the_lidraughts_style():
         "[%clock W1:02:06 b0:00:01]"
     assert clock_comment({"white": -3, "black": 59, "running": None}) == \
         "[%clock w0:00:00 b0:00:59]"
+
+
+def test_typed_events_write_the_lines_journals_always_had(tmp_path):
+    """Optional fields stay out, a tag goes under its lower-case name, a None that was
+    written as null still is; `read` gives a fixed-field event back, and nothing else."""
+    from damas.events import GameEnd, Resumed
+
+    path = tmp_path / "j.jsonl"
+    move = PlayedMove("11-15", "W:W21-32:B1-10,12,15", 1, "machine")
+    with Journal(path) as j:
+        j.write(GameStart("english", "B:W21-32:B1-12", tags={"White": "Ana"},
+                          machine=["black"]))
+        j.write(move)
+        j.write(GameEnd("*", None, 1))
+        j.write(Resumed(1, move.fen, start={}, moves=[]))
+    start, moved, end, resumed = read_journal(path)
+    assert list(start) == ["kind", "seq", "wall", "variant", "fen", "machine", "white"]
+    assert start["white"] == "Ana" and start["machine"] == ["black"]
+    assert "reason" in end and end["reason"] is None
+    assert "lost" not in resumed
+    assert PlayedMove.read(moved) == move
+    assert PlayedMove.read(start) is None
+    assert PlayedMove.read({"kind": "move", "notation": "11-15"}) is None  # fields missing
