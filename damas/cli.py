@@ -114,6 +114,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         return args
     from damas.config import apply_config
 
+    assert parser._subparsers is not None  # build_parser adds the commands
     commands = parser._subparsers._group_actions[0].choices
     assert isinstance(commands, dict)  # a subparsers action maps names to parsers
     readers = {name: p for name, p in commands.items()

@@ -25,6 +25,7 @@ from pathlib import Path
 from damas.rules import BLACK, WHITE, Position
 from damas.rules import variant as get_variant
 
+from .events import EngineMove, Misrecognised, PlayedMove
 from .journal import Journal, Replay, read_journal, replay_last_game
 from .paths import data_dir
 from .pdnfile import earlier_games
@@ -169,15 +170,10 @@ class Demo:
 
         human = WHITE if self.o.human == "white" else BLACK
         position = replay.game.position if replay is not None else Position.start(self.variant)
-        session: PlaySession | None = None
         world = simulated_world(self.variant.name, robot=self.robot_kind, camera="rendered",
                                 calibration=self.o.calibration,
                                 seed=self.rng.randrange(1 << 30), position=position,
-                                slip_rate=self.o.irregular_rate,
-                                game_of=lambda: session.game if session else None,
-                                told=lambda: session is not None
-                                and session.tracker.irregular is not None)
-        world.visitor.join((human,))
+                                slip_rate=self.o.irregular_rate)
         assert isinstance(world.watch, VisionWatch)  # camera="rendered"
         camera = world.watch.camera
         camera.read = self._timed(camera.read, "render")
@@ -201,6 +197,7 @@ class Demo:
                                   lambda *ply: self.on_move(number, *ply),
                                   earlier=earlier_games(self.pdn_path,
                                                         replay.game if replay else None))
+            world.visitor.join((human,), session)
             session.run()
         finally:
             world.close()
@@ -218,9 +215,9 @@ class Demo:
     def _misrecognised(self, events: list[dict], made: list[str], journal: Journal) -> int:
         """Moves recorded otherwise than made: the engine's answers in order, and the
         person's moves in order."""
-        answered = [e["notation"] for e in events if e["kind"] == "engine-move"]
-        seen = {by: [e["notation"] for e in events if e["kind"] == "move" and e["by"] == by]
-                for by in ("machine", "person")}
+        answered = [a.notation for a in map(EngineMove.read, events) if a is not None]
+        moves = [m for m in map(PlayedMove.read, events) if m is not None]
+        seen = {by: [m.notation for m in moves if m.by == by] for by in ("machine", "person")}
         wrong = 0
         for by, truth in (("machine", answered), ("person", made)):
             for k in range(max(len(truth), len(seen[by]))):
@@ -228,7 +225,7 @@ class Demo:
                 recorded = seen[by][k] if k < len(seen[by]) else None
                 if played != recorded and played is not None and recorded is not None:
                     wrong += 1
-                    journal.write("misrecognised", expected=played, seen=recorded)
+                    journal.write(Misrecognised(played, recorded))
                     self.out(f"vision/tracker disagree: played {played}, seen {recorded}")
         return wrong
 

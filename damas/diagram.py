@@ -130,7 +130,8 @@ def to_png(side: float, drawn: list[Shape], px: int) -> bytes:
     scale = px / side
     img = np.zeros((px, px, 3), np.uint8)
 
-    def bgr(hex_colour: str) -> tuple[int, int, int]:
+    def bgr(hex_colour: str | None) -> tuple[int, int, int]:
+        assert hex_colour is not None  # the part of a shape that is drawn has its colour
         r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
         return b, g, r
 

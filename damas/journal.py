@@ -23,6 +23,8 @@ from pathlib import Path
 
 from damas.rules import DamasError, Game
 
+from .events import Event, Resumed
+
 # the keys an event must have to be used on resume, by kind
 REQUIRED: dict[str, dict[str, type]] = {
     "game-start": {"variant": str, "fen": str},
@@ -67,13 +69,15 @@ class Journal:
                 if f.read(1) != b"\n":
                     self._file.write("\n")
 
-    def write(self, kind: str, **data) -> dict:
+    def write(self, event: Event) -> dict:
+        """The event on disk (numbered, fsynced); returns it as the line holds it."""
         self.seq += 1
-        event = {"kind": kind, "seq": self.seq, "wall": round(time.time(), 3), **data}
-        self._file.write(json.dumps(event, separators=(",", ":")) + "\n")
+        line = {"kind": event.name(), "seq": self.seq, "wall": round(time.time(), 3),
+                **event.fields()}
+        self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())  # about 0.5 ms; a few events a move
-        return event
+        return line
 
     def close(self) -> None:
         self._file.close()
@@ -113,8 +117,9 @@ def _last_seq(path: Path) -> int:
             partial = lines.pop(0) if start > 0 else b""
             for line in reversed(lines):
                 event = _parse(line) if line.strip() else None
-                if event is not None and _seq(event) is not None:
-                    return _seq(event)
+                seq = _seq(event) if event is not None else None
+                if seq is not None:
+                    return seq
             pos = start
     return 0
 
@@ -177,16 +182,14 @@ class Replay:
         return (f"journal line {self.damage.line}: {self.damage.why}; the game goes on after "
                 f"ply {self.game.ply} ({self.game.position.fen()}); {after}")
 
-    def resumed_event(self) -> dict:
-        """The `resumed` event's fields: the whole game so far, so that a later resume
-        replays from it and never needs the lines before it."""
-        data = {"ply": self.game.ply, "fen": self.game.position.fen(),
-                "start": {k: v for k, v in self.start.items() if k not in ("seq", "wall")},
-                "moves": [{k: v for k, v in e.items() if k not in ("seq", "wall")}
-                          for e in self.moves]}
-        if self.damage is not None:
-            data["lost"] = self.lost
-        return data
+    def resumed_event(self) -> Resumed:
+        """The `resumed` event: the whole game so far, so that a later resume replays
+        from it and never needs the lines before it."""
+        return Resumed(ply=self.game.ply, fen=self.game.position.fen(),
+                       start={k: v for k, v in self.start.items() if k not in ("seq", "wall")},
+                       moves=[{k: v for k, v in e.items() if k not in ("seq", "wall")}
+                              for e in self.moves],
+                       lost=self.lost)
 
 
 def replay_last_game(path: str | os.PathLike, move_check: MoveCheck | None = None) -> Replay:
@@ -198,6 +201,7 @@ def replay_last_game(path: str | os.PathLike, move_check: MoveCheck | None = Non
     problem = None
     for first in reversed(anchors):  # the last game that can be replayed from its start
         number, anchor = lines[first]
+        assert anchor is not None  # anchors are readable lines
         try:
             game, events = _replay_anchor(anchor, move_check)
             break

@@ -25,14 +25,11 @@ from damas.rules import BLACK, WHITE, Color, DamasError, Occupancy, Position
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 
+from . import events as ev
 from .journal import Journal, JournalError, NoGame, replay_last_game
 from .paths import data_dir
-from .play import (
-    PlayOptions,
-    PlaySession,
-    Stopped,
-    wait_for_device,
-)
+from .pause import Stopped, wait_for_device
+from .play import PlayOptions, PlaySession
 
 
 @dataclass
@@ -86,7 +83,7 @@ class Kiosk:
                     break
                 except DamasError as e:  # unattended: log it, set up again, go on
                     self.errors += 1
-                    journal.write("kiosk-error", reason=str(e))
+                    journal.write(ev.KioskError(str(e)))
                     self.out(f"kiosk: {e}; starting over")
                     self._archive_unfinished(journal)
                     self.wait(self.o.play.retry)
@@ -126,21 +123,21 @@ class Kiosk:
         is corrected. A machine that stops answering is waited for."""
         from damas.robot.errors import RobotError
 
-        journal.write("kiosk-reset")
+        journal.write(ev.KioskReset())
         want = Occupancy.of_position(start)
         action = partial(self.mover.reset, start)
         for _ in range(4):
             try:
                 action()
             except RobotError as e:
-                journal.write("kiosk-reset-failed", reason=str(e))
+                journal.write(ev.KioskResetFailed(str(e)))
                 self._wait_for("robot", str(e), self.mover.reconnect, journal)
             self.watch.refresh()
             seen = self._settled(journal)
             diff = seen.differing(want)
             if not diff:
                 return
-            journal.write("kiosk-reset-differs", squares=diff)
+            journal.write(ev.KioskResetDiffers(diff))
             action = partial(self.mover.correct, seen.colours_seen(), start)
         # the game's session shows what still differs until someone puts it right
 
@@ -179,16 +176,16 @@ class Kiosk:
         except NoGame:
             return
         except JournalError as e:  # a game no line of which can be read back
-            journal.write("journal-damaged", reason=str(e))
+            journal.write(ev.JournalDamaged(str(e)))
             self.out(f"kiosk: the journal's last game cannot be archived: {e}")
             return
         if any(e.get("kind") == "game-end" for e in replay.events + replay.dropped):
             return  # it ended, and was archived then
         if replay.lost:
-            journal.write("journal-damaged", reason=replay.lost)
+            journal.write(ev.JournalDamaged(replay.lost))
             self.out(f"kiosk: the journal is damaged: {replay.lost}")
         game = replay.game
-        journal.write("game-end", result="*", reason="interrupted", ply=game.ply)
+        journal.write(ev.GameEnd("*", "interrupted", game.ply))
         self._archive(write_pdn(PdnGame.from_game(game, Event="damas kiosk", Result="*")))
         self.out(f"archived the game the last run left unfinished ({game.ply} plies)")
 

@@ -19,21 +19,19 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from damas.rules import BLACK, WHITE, Color, DamasError, Game, Move, Occupancy, Position, Tracker
+from damas.rules import BLACK, WHITE, Color, Game, Move, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
 from damas.vision.feed import CameraLost
 
+from . import events as ev
 from .interfaces import Display, Mover, Timer, Watch
 from .journal import Journal, Replay
+from .pause import Stopped, wait_for_device
 from .pdnfile import after
 
 SIDE_NAMES = {WHITE: "white", BLACK: "black"}
 ENGINE_MAX_RETRY = 60.0  # seconds: the longest wait between tries of a failing engine
-
-
-class Stopped(Exception):
-    """The session was asked to stop (a new game, Ctrl-C): the record stays as it is."""
 
 
 @dataclass
@@ -92,16 +90,21 @@ class PlaySession:
     def game(self) -> Game:
         return self.tracker.game
 
+    @property
+    def flagged(self) -> bool:
+        """A person's irregular move is flagged (shown, lit) until the board is put back."""
+        return self.tracker.irregular is not None
+
     # --- the whole game -----------------------------------------------------------------
 
     def run(self) -> Game:
         if self.replay is not None:  # the game so far, whole: later resumes start here
-            self.journal.write("resumed", **self.replay.resumed_event())
+            self.journal.write(self.replay.resumed_event())
         else:
-            self.journal.write("game-start", variant=self.variant.name, fen=self.start.fen(),
-                               engine=self.o.engine,
-                               machine=[SIDE_NAMES[s] for s in self.o.machine_sides],
-                               **{k.lower(): v for k, v in self.o.tags.items()})
+            self.journal.write(ev.GameStart(self.variant.name, self.start.fen(),
+                                            tags=dict(self.o.tags), engine=self.o.engine,
+                                            machine=[SIDE_NAMES[s]
+                                                     for s in self.o.machine_sides]))
         try:
             self._await_setup()
             while not self._finished():
@@ -136,7 +139,7 @@ class PlaySession:
         outcome = self.game.outcome()
         result = outcome.result if outcome else "*"
         reason = outcome.reason if outcome else self.ended
-        self.journal.write("game-end", result=result, reason=reason, ply=self.game.ply)
+        self.journal.write(ev.GameEnd(result, reason, self.game.ply))
         self._write_pdn(result)
         self._status(f"game over: {result} ({reason})")
 
@@ -164,14 +167,11 @@ class PlaySession:
             self._handle(event)
 
     def _handle(self, event) -> None:
-        data = event.to_dict()
-        data.pop("event", None)
-        data.pop("move", None)
         self.last_progress = self.now
         if event.kind == "setup":
             self.ready = True
             self.turn_since = self.now
-            self.journal.write("setup", fen=self.tracker.position.fen())
+            self.journal.write(ev.Setup(self.tracker.position.fen()))
             self._status("the board is set up")
         elif event.kind == "move":
             by_machine = self.expecting is not None and event.move == self.expecting
@@ -179,8 +179,8 @@ class PlaySession:
                 self.mover.moved_by_hand(event.move)
             self._clock_moved()
             self.arrow = None
-            self.journal.write("move", notation=event.notation, fen=event.fen, ply=event.ply,
-                               by="machine" if by_machine else "person")
+            self.journal.write(ev.PlayedMove(event.notation, event.fen, event.ply,
+                                             by="machine" if by_machine else "person"))
             self._write_pdn()
             by = "machine" if by_machine else "person"
             self._status(f"{numbered(event.ply, event.notation)}  ({by})")
@@ -188,7 +188,7 @@ class PlaySession:
             if self.on_move is not None:
                 self.on_move(event.ply, event.notation, by)
         else:
-            self.journal.write(f"tracker-{event.kind}", **data)
+            self.journal.write(ev.Tracked(event, keep_move=False))
             if event.kind == "irregular":
                 self.mover.show(event.squares, event.message_en)
                 self._status(f"irregular ({event.article}): {event.message_en}; "
@@ -212,7 +212,7 @@ class PlaySession:
             diff = squares.differing(want)
             if diff and diff != shown:
                 shown = diff
-                self.journal.write("board-differs", squares=diff)
+                self.journal.write(ev.BoardDiffers(diff))
                 self.mover.show(diff, "set the board up as shown")
                 self._status(f"set the board up: squares {diff} differ from "
                              f"{self.tracker.position.fen()}")
@@ -225,7 +225,7 @@ class PlaySession:
         position = self.tracker.position
         move = self._think()
         notation = position.notation(move)
-        self.journal.write("engine-move", notation=notation)
+        self.journal.write(ev.EngineMove(notation))
         self.arrow = {"path": list(move.path)}  # on the page until the move is seen made
         # on the page while the robot moves; printed once, when the camera has seen it
         self._status(f"{numbered(self.game.ply + 1, notation)}: the machine plays",
@@ -292,11 +292,11 @@ class PlaySession:
             with self.timer("robot"):
                 return action()
         except PlanError as e:
-            self.journal.write("robot-cannot", reason=str(e))
+            self.journal.write(ev.RobotCannot(str(e)))
             self._status(f"the robot cannot do it ({e}): please do it by hand")
             return False
         except RobotError as e:
-            self.journal.write("robot-fault", reason=str(e))
+            self.journal.write(ev.RobotFault(str(e)))
             recovered = isinstance(e, ExecutionFailed) and e.run.recovered
             if not recovered:
                 self._pause("robot", str(e), self.mover.reconnect)
@@ -336,8 +336,7 @@ class PlaySession:
             diff = squares.differing(want)
             if robot:
                 attempts += 1
-                self.journal.write("mismatch", squares=diff, seen=str(squares),
-                                   attempt=attempts)
+                self.journal.write(ev.Mismatch(diff, str(squares), attempts))
                 if squares.colours == unmoved.colours:  # nothing moved: the move again
                     self._status(f"the board still shows the position before {move.short}: "
                                  "playing it again")
@@ -350,7 +349,7 @@ class PlaySession:
                     continue
             if diff != shown:
                 shown, shown_at = diff, self.now
-                self.journal.write("shown", squares=diff)
+                self.journal.write(ev.Shown(diff))
                 self.mover.show(diff, f"make the board show {move.short}")
                 self._status(f"please put the board right: squares {diff} "
                              f"(the machine played {move.short})")
@@ -432,30 +431,3 @@ def numbered(ply: int, notation: str) -> str:
     the answer."""
     number = (ply + 1) // 2
     return f"{number}. {notation}" if ply % 2 else f"{number}... {notation}"
-
-
-def wait_for_device(journal: Journal, device: str, reason: str,
-                    attempt: Callable[[], object], *, wait, retry: float,
-                    stop: Callable[[], bool], status: Callable[[str], None],
-                    max_retry: float | None = None) -> None:
-    """Pause until `attempt()` works (returns anything but False, raises no DamasError),
-    trying every `retry` seconds, or with `max_retry` after a wait that doubles up to
-    it; `paused` and `continued` go to the journal, once each, whatever the tries."""
-    journal.write("paused", device=device, reason=reason)
-    status(f"PAUSED: {reason}")
-    tries = 0
-    delay = retry
-    while True:
-        if stop():
-            raise Stopped
-        wait(delay)
-        if max_retry is not None:
-            delay = min(max_retry, delay * 2)
-        tries += 1
-        try:
-            if attempt() is not False:
-                break
-        except DamasError:
-            continue
-    journal.write("continued", device=device, tries=tries)
-    status(f"the {device} is back: play goes on")

@@ -23,15 +23,19 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from damas.rules import BLACK, WHITE, Game, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.tracker import Mode
 from damas.vision.feed import CameraFeed, CameraLost
 
+from . import events as ev
 from .clock import Clock, TimeControl, clock_comment
 from .journal import Journal, Replay, replay_last_game
+from .pause import retry_until
 
 PIECE_NAMES = {"e": "empty", "w": "a white man", "b": "a black man", "W": "a white king",
                "B": "a black king"}
@@ -100,23 +104,23 @@ class Recorder:
                   if self.calibration else BoardReader(size, known=known))
         settle = SettleLoop(reader)
         feed = frames if isinstance(frames, CameraFeed) else None
-        source = None if isinstance(frames, CameraFeed) else iter(frames)
+        # a feed may be lost and come back; any other iterable of frames just ends
+        read: Callable[[], Any] = (frames.read if isinstance(frames, CameraFeed)
+                                   else partial(next, iter(frames), None))
         begun = clock()
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0
         with self._journal() as journal:
             self._begin(journal)
             while True:
-                if feed is None:
-                    frame = next(source, None)
-                else:
-                    try:
-                        frame = feed.read()
-                    except CameraLost as lost:
-                        at = now if fps else clock() - begun
-                        away += self._wait_for_camera(feed, lost, at, journal, clock,
-                                                      wait, retry)
-                        continue
+                try:
+                    frame = read()
+                except CameraLost as lost:
+                    if feed is None:
+                        raise
+                    at = now if fps else clock() - begun
+                    away += self._wait_for_camera(feed, lost, at, journal, clock, wait, retry)
+                    continue
                 if frame is None:
                     break
                 now = n / fps + away if fps else clock() - begun
@@ -163,34 +167,28 @@ class Recorder:
 
     def _begin(self, journal) -> None:
         if self.replay is not None:  # the game so far: later resumes start here
-            journal.write("resumed", **self.replay.resumed_event())
+            journal.write(self.replay.resumed_event())
         elif not self.tracker.game.moves:
             self._game_start(journal)
 
     def _game_start(self, journal: Journal) -> None:
-        journal.write("game-start", variant=self.variant.name,
-                      fen=self.tracker.position.fen(), control=str(self.control),
-                      **{k.lower(): v for k, v in self.tags.items()}, tags=dict(self.tags))
+        journal.write(ev.GameStart(self.variant.name, self.tracker.position.fen(),
+                                   tags=dict(self.tags), control=str(self.control),
+                                   whole_tags=True))
 
     def _wait_for_camera(self, feed: CameraFeed, lost: CameraLost, now: float,
                          journal: Journal, clock, wait, retry: float) -> float:
         """The record stays as it is until the camera is back; returns how long it was
         away. The game clock is not paused (see the module docstring)."""
         started = clock()
-        journal.write("paused", reason=str(lost), cause=lost.cause,
-                      clock=self.clock.state(now))
+        journal.write(ev.CameraPaused(str(lost), lost.cause, self.clock.state(now)))
         self.out(f"PAUSED: {lost}. The record is kept and the clock runs on; trying the "
                  f"camera again every {retry:g} s")
         if self.display is not None:
             self.display.update(status=f"paused: {lost}", clocks=self._clocks(now))
-        tries = 1
-        wait(retry)
-        while not feed.reopen():
-            tries += 1
-            wait(retry)
+        tries = retry_until(feed.reopen, wait=wait, retry=retry)
         gone = clock() - started
-        journal.write("continued", away=round(gone, 1), tries=tries,
-                      clock=self.clock.state(now + gone))
+        journal.write(ev.CameraContinued(round(gone, 1), tries, self.clock.state(now + gone)))
         self.out(f"CONTINUED: {feed.name} is back after {gone:.0f} s; recording goes on")
         if self.display is not None:
             self.display.update(status="recording", clocks=self._clocks(now + gone))
@@ -202,11 +200,11 @@ class Recorder:
             return
         if self.clock.paused:
             self.clock.resume(now)
-            journal.write("clock-restarted", t=round(now, 3), clock=self.clock.state(now))
+            journal.write(ev.ClockRestarted(round(now, 3), self.clock.state(now)))
             self._show(now, "the clock runs again")
         else:
             self.clock.pause(now)
-            journal.write("clock-stopped", t=round(now, 3), clock=self.clock.state(now))
+            journal.write(ev.ClockStopped(round(now, 3), self.clock.state(now)))
             self._show(now, "the clock is stopped")
 
     def _clocks(self, now: float) -> dict:
@@ -241,9 +239,10 @@ class Recorder:
         if not wrong or not differ(start) or squares == self._mismatch_shown:
             return
         self._mismatch_shown = squares
-        journal.write("resume-mismatch", t=round(now, 3), fen=expected.fen(),
-                      squares=[sq for sq, _, _ in wrong],
-                      expected=[e for _, e, _ in wrong], seen=[s for _, _, s in wrong])
+        journal.write(ev.ResumeMismatch(round(now, 3), expected.fen(),
+                                        squares=[sq for sq, _, _ in wrong],
+                                        expected=[e for _, e, _ in wrong],
+                                        seen=[s for _, _, s in wrong]))
         where = "; ".join(f"{sq} should be {PIECE_NAMES[e]}, is {PIECE_NAMES[s]}"
                           for sq, e, s in wrong)
         self.out(f"RESUME: the board does not show the position after move "
@@ -251,8 +250,6 @@ class Recorder:
                  f"{where}). Put it right: recording goes on when it matches.")
 
     def _handle(self, event, now: float, journal: Journal) -> None:
-        data = event.to_dict()
-        data.pop("event", None)
         if event.kind == "setup" and event.start and self.clock_comments:
             # the start position set up again (or shown on --resume): the tracker began
             # a new game, so the journal, the clock and the PDN begin one too
@@ -268,15 +265,14 @@ class Recorder:
             state = self.clock.state(now)
             comment = clock_comment(state)
             self.clock_comments[self.tracker.game.ply] = [comment]
-            data.update(clock=state, clock_comment=comment)
             text, simple = self._pdn_text()
-            if not simple:  # the hall cannot rebuild a record that goes on from a FEN
-                data["record_pdn"] = text
-            journal.write("move", **data)
+            # the hall cannot rebuild a record that goes on from a FEN: it gets the text
+            journal.write(ev.RecordedMove(event, state, comment,
+                                          record_pdn=None if simple else text))
             self._write_pdn(text)
             self.out(f"{event.notation}  ({comment})")
         else:
-            journal.write(f"tracker-{event.kind}", **data)
+            journal.write(ev.Tracked(event))
         if event.kind == "irregular":
             self.irregular += 1
             self.out(f"ARBITER: irregular {event.article}: {event.message_en} "
@@ -311,10 +307,10 @@ class _Published:
     def __init__(self, journal: Journal, publisher):
         self.journal, self.publisher = journal, publisher
 
-    def write(self, kind: str, **data) -> dict:
-        event = self.journal.write(kind, **data)
-        self.publisher.publish(event)
-        return event
+    def write(self, event: ev.Event) -> dict:
+        line = self.journal.write(event)
+        self.publisher.publish(line)
+        return line
 
     def __enter__(self):
         return self

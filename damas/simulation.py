@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from damas.rules import Game, Move, Occupancy
 from damas.vision.feed import CameraLost
@@ -29,6 +29,25 @@ if TYPE_CHECKING:
 FPS = 10.0
 HOLD = "hold"  # in a visitor's steps: wait (the board as it is) until told, at most
 HOLD_FRAMES = 300
+
+
+@dataclass(frozen=True)
+class ByHand:
+    """In a visitor's steps, right after the last frame of a move made by hand: the move,
+    so the pieces the person moved are moved in the machine's world too."""
+
+    move: Move
+
+
+class Sight(Protocol):
+    """What a person at the table sees of the session (its screen, the LEDs): the game as
+    it records it, and whether it flags an irregular move. A PlaySession is one."""
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def flagged(self) -> bool: ...
 
 
 class SimClock:
@@ -103,6 +122,7 @@ class Table:
         hands: tuple = ()
         if self.steps and self.steps[0] is HOLD:  # a person waiting to be told
             self.held += 1
+            assert self.visitor is not None  # only a visitor's steps hold
             if self.visitor.told() or self.held > HOLD_FRAMES:
                 self.steps.pop(0)
                 self.held = 0
@@ -112,11 +132,24 @@ class Table:
                 self.pieces = self.world_seen = dict(pieces)
             else:
                 self.override = dict(pieces)
+            if self.steps and isinstance(self.steps[0], ByHand):
+                self._carry(self.steps.pop(0).move)
         if self.clock.t < self.camera_back_at:
             raise CameraLost("the camera gives no frames (a simulated dropout)", "sim", "stopped")
         # a visitor's hands change `pieces` (no robot) or `override`, never the machine's world
         current = self.override or (self.pieces if self.robot is None else world)
         return dict(current), hands
+
+    def _carry(self, move: Move) -> None:
+        """A visitor's move, made on the machine's board: the person puts each captured
+        piece in the tray and crowns from the reserve where the robot would (its planner,
+        from its record before the move), so the pieces agree with the robot's record
+        once the session has seen the move. Without a robot `pieces` already holds it."""
+        robot = self.robot
+        if robot is None or robot.world is None:
+            return
+        for step in robot.planner.plan_move(robot.state, move):
+            robot.world.by_hand(step.path[0], step.path[-1], stack_on=step.reason == "crown")
 
     def camera_back(self) -> bool:
         return self.clock.t >= self.camera_back_at
@@ -219,18 +252,16 @@ class Visitor:
     and then slips (a move no rule allows, put back once flagged), may walk away, and
     makes the machine's moves when an LED grid lights them."""
 
-    def __init__(self, rng: random.Random, scene, game_of, sides=(), slip_rate: float = 0.1,
-                 leave_rate: float = 0.0, arrive_rate: float = 0.0, on_arrival=None,
-                 told=None):
+    def __init__(self, rng: random.Random, scene, sides=(), slip_rate: float = 0.1,
+                 leave_rate: float = 0.0, arrive_rate: float = 0.0, on_arrival=None):
         self.rng = rng
         self.scene = scene  # where hands go (damas.vision.scene.Scene)
-        self.game_of = game_of  # the game as the session records it: what a person sees
+        self.sight: Sight | None = None  # the session whose game this person watches
         self.sides = tuple(sides)
         self.slip_rate = slip_rate
         self.leave_rate = leave_rate  # per move: the visitor walks away from the game
         self.arrive_rate = arrive_rate  # per frame of attract play: someone asks for a game
         self.on_arrival = on_arrival  # e.g. Kiosk.new_game (the web page's button)
-        self.told = told  # () -> bool: the session shows an irregularity (the screen, LEDs)
         self.gone = False
         self.made: list[str] = []  # the moves this visitor made, for checking the record
         self.slips = 0
@@ -238,11 +269,17 @@ class Visitor:
         self.following: dict[int, str] | None = None  # the board an LED move leaves
         self.forgotten = 0  # captured pieces left on the board after an LED move
 
-    def join(self, sides) -> None:
-        self.sides, self.gone = tuple(sides), False
+    def join(self, sides, sight: Sight) -> None:
+        """Sit down at the game `sight` shows (a new session: the kiosk's next game),
+        playing `sides` (none: only watching, or asking for a game)."""
+        self.sides, self.sight, self.gone = tuple(sides), sight, False
+
+    def told(self) -> bool:
+        """The session flags an irregular move: the person who made it sees it is wrong."""
+        return self.sight is not None and self.sight.flagged
 
     def act(self, board: dict[int, str], leds: dict[int, tuple]) -> list:
-        game: Game | None = self.game_of()
+        game = self.sight.game if self.sight is not None else None
         if not self.sides and self.on_arrival and self.rng.random() < self.arrive_rate:
             self.on_arrival()
         if game is None or self.gone or game.outcome() is not None:
@@ -269,7 +306,7 @@ class Visitor:
 
         self.made.append(position.notation(move))
         return wait + [(s.pieces, s.hands) for s in
-                       move_by_hand(self.scene, position, shuffled, self.rng)]
+                       move_by_hand(self.scene, position, shuffled, self.rng)] + [ByHand(move)]
 
     def _follow(self, position, board: dict[int, str], leds: dict[int, tuple]) -> list:
         """Make the move the LED grid lights for the machine (blue: from, green: to, red:
@@ -306,7 +343,8 @@ class Visitor:
 
     def _slip(self, game: Game, board: dict[int, str]) -> list:
         """A man stepped backwards (or quietly past a compulsory capture), left until the
-        person is told (`told()`: the session flags it) or 25 frames, then put back."""
+        person is told (`told()`: the session flags it; at most HOLD_FRAMES), then put
+        back."""
         from damas.rules import geometry
 
         position = game.position
@@ -326,8 +364,6 @@ class Visitor:
         start, end = self.rng.choice(options)
         wrong = dict(board)
         wrong[end] = wrong.pop(start)
-        if self.told is None:
-            return [(wrong, ())] * 25 + [(dict(board), ())]
         return [(wrong, ()), HOLD, (dict(board), ())]
 
 
@@ -352,17 +388,17 @@ class SimWorld:
 
 
 def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: str = "board",
-                    seed: int = 1, faults: Faults | None = None, game_of=lambda: None,
+                    seed: int = 1, faults: Faults | None = None,
                     slip_rate: float = 0.1, leave_rate: float = 0.0,
-                    arrive_rate: float = 0.0, position=None, told=None,
+                    arrive_rate: float = 0.0, position=None,
                     calibration: str | None = None) -> SimWorld:
     """A machine simulator with the start position on its board: a robot (`robot`:
     sim-python or sim-firmware) or, with `robot=None`, an LED grid on the Python simulator
     that the visitor follows for the machine's moves; a visitor; and a camera
     (`camera`: "board" reads perfectly, "rendered" goes through the real vision
-    pipeline). `game_of` gives the game being played, which the visitor looks at, and
-    `told` whether the session shows an irregularity (the visitor waits for it);
-    `position` is what stands on the board at first (default: the start). With a
+    pipeline). The visitor acts once it has joined a session's game
+    (`world.visitor.join(sides, session)`), so the world is built first and the session
+    over it; `position` is what stands on the board at first (default: the start). With a
     `calibration` folder the rendered camera is read through it; a folder with no
     calibration yet gets one of this table first, made from a frame of the start
     position as `damas calibrate board` makes it."""
@@ -386,8 +422,8 @@ def simulated_world(variant: str, *, robot: str | None = "sim-python", camera: s
     ranges = SceneRanges(sizes=(size,), tilt=(0.0, 25.0), noise=(0.0, 2.0), blur=(0.0, 0.6),
                          markers_share=0.5)
     scene = random_scene(rng, ranges, jpeg_quality=90)
-    visitor = Visitor(rng, scene, game_of, slip_rate=slip_rate, leave_rate=leave_rate,
-                      arrive_rate=arrive_rate, told=told)
+    visitor = Visitor(rng, scene, slip_rate=slip_rate, leave_rate=leave_rate,
+                      arrive_rate=arrive_rate)
     if robot is not None:
         session = RobotSession.open(example_machine(size), robot, start, speedup=5000)
         table = Table(session.simulator, session.driver, rng, clock, faults or Faults(),
@@ -431,7 +467,9 @@ def calibrate_table(scene, variant: str, folder: str) -> None:
     start = Position.start(variant)
     reader = BoardReader(scene.size, known=start)
     reader.read(render(scene, start.pieces()).image)
-    side = reader.pose.white_side_in_image()
-    save_board(folder, BoardCalibration(start.variant.name, scene.size, reader.pose.camera,
-                                        (float(side[0]), float(side[1])), reader.model,
+    pose, model = reader.pose, reader.model
+    assert pose is not None and model is not None  # the start, rendered, is always found
+    side = pose.white_side_in_image()
+    save_board(folder, BoardCalibration(start.variant.name, scene.size, pose.camera,
+                                        (float(side[0]), float(side[1])), model,
                                         start.fen()))

@@ -40,10 +40,11 @@ class H264Writer:
         h, w = bgr.shape[:2]
         if self._container is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".mp4",
-                                             dir=self.path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".mp4",
+                                       dir=self.path.parent)
             os.close(fd)
-            self._container = av.open(self._tmp, mode="w", format="mp4",
+            self._tmp = tmp
+            self._container = av.open(tmp, mode="w", format="mp4",
                                       options={"movflags": "+faststart"})
             self._stream = self._container.add_stream("libx264", rate=self.fps)
             # yuv420p wants even sides
@@ -65,6 +66,7 @@ class H264Writer:
             self._container.mux(packet)
         self._container.close()
         self._container = None
+        assert self._tmp is not None  # made with the container
         with open(self._tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(self._tmp, self.path)

@@ -231,6 +231,7 @@ class WebServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.connections += 1
         task = asyncio.current_task()
+        assert task is not None  # asyncio serves each connection in a task
         self.tasks.add(task)
         try:
             if self.connections > MAX_CONNECTIONS:
@@ -289,10 +290,10 @@ class WebServer:
             await self._send(writer, "200 OK", self._state_json().encode(), "application/json")
         elif path == "/events":
             await self._events(writer)
-        elif path == "/frame.jpg" and self.display.frame() is not None:
-            await self._send(writer, "200 OK", self.display.frame(), "image/jpeg")
-        elif path == "/game.pdn" and self.display.pdn() is not None:
-            await self._send(writer, "200 OK", self.display.pdn().encode(),
+        elif path == "/frame.jpg" and (jpeg := self.display.frame()) is not None:
+            await self._send(writer, "200 OK", jpeg, "image/jpeg")
+        elif path == "/game.pdn" and (pdn := self.display.pdn()) is not None:
+            await self._send(writer, "200 OK", pdn.encode(),
                              "text/plain; charset=utf-8",
                              'Content-Disposition: inline; filename="game.pdn"\r\n')
         else:

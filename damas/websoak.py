@@ -73,8 +73,7 @@ def soak(clients: int = 200, half_open: int = 300, variant: str = "english",
     host, port = server.address
     session = None
     world = simulated_world(variant, robot="sim-python", camera="board", seed=seed,
-                            slip_rate=0.0, game_of=lambda: session.game if session else None)
-    world.visitor.join((WHITE,))
+                            slip_rate=0.0)
     frames: list[float] = []
     look = world.watch.look
 
@@ -96,6 +95,7 @@ def soak(clients: int = 200, half_open: int = 300, variant: str = "english",
                     world.watch, world.mover, journal, folder / "soak.pdn",
                     clock=world.clock, wait=world.wait, out=lambda *a: None,
                     display=display)
+                world.visitor.join((WHITE,), session)
                 session.run()
         finally:
             done.set()

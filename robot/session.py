@@ -110,13 +110,11 @@ class RobotSession:
         self.driver.connect()
 
     def moved_by_hand(self, move: Move) -> None:
-        """A person made `move` on the board: captured pieces go to the trays, a crowned
-        man is swapped or stacked from the reserve, as the robot would have done it, so
-        the machine's record (and the simulated board) stay true."""
+        """A person made `move` on the board: the record has the captured pieces in the
+        trays and a crowned man swapped or stacked from the reserve, where the robot
+        would have put them (and the person is asked to), so it stays true."""
         for step in self.planner.plan_move(self.state, move):
             self.state.apply(step)
-            if self.world is not None:
-                self.world.by_hand(step.path[0], step.path[-1], stack_on=step.reason == "crown")
 
     def carriage_board_point(self) -> tuple[float, float]:
         if self.world is not None:

@@ -90,6 +90,7 @@ class CameraFeed:
             raise self._unavailable(e) from None
 
     def _next(self) -> np.ndarray | None:
+        assert self._frames is not None  # _open made them, or raised
         try:
             frame = next(self._frames)
         except StopIteration:
@@ -113,8 +114,9 @@ class CameraFeed:
         """The next frame; None once a recording has ended; CameraLost (live only)."""
         if self._ended:
             return None
-        if self._ahead is not None:
-            frame, self._ahead = self._ahead, None
+        frame = self._ahead
+        if frame is not None:  # reopen() read it
+            self._ahead = None
         else:
             if self._frames is None:
                 self._open()

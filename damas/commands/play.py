@@ -95,7 +95,7 @@ def _display(args, watch):
     return display, server
 
 
-def _simulated(args, position, game_of, told, **rates):
+def _simulated(args, position, **rates):
     from damas.rules import DamasError
     from damas.simulation import simulated_world
 
@@ -105,7 +105,7 @@ def _simulated(args, position, game_of, told, **rates):
                          "sim-python or sim-firmware, or --leds sim-python")
     robot = None if getattr(args, "leds", None) else (args.robot or "sim-python")
     return simulated_world(args.variant, robot=robot, camera=SIM_CAMERAS[args.camera],
-                           seed=args.seed, game_of=game_of, told=told, position=position,
+                           seed=args.seed, position=position,
                            calibration=args.calibration if args.camera == "sim" else None,
                            **rates)
 
@@ -159,12 +159,10 @@ def run_play(args) -> int:
                           movetime=args.movetime, machine_sides=(human.opponent,),
                           settle=args.settle, max_plies=args.max_plies,
                           tags={"White" if human == WHITE else "Black": "person"})
-    session: PlaySession | None = None
     timing = {}
+    world = None
     if args.camera in SIM_CAMERAS:
-        world = _simulated(args, position, lambda: session.game if session else None,
-                           lambda: session is not None and session.tracker.irregular is not None)
-        world.visitor.join((human,))
+        world = _simulated(args, position)
         watch, close = world.watch, world.close
         mover, timing = world.mover, {"clock": world.clock, "wait": world.wait}
     else:
@@ -176,10 +174,14 @@ def run_play(args) -> int:
             session = PlaySession(options, watch, mover, journal, pdn, replay=replay,
                                   display=display, earlier=earlier_games(pdn, game),
                                   **timing)
+            if world is not None:  # the simulated person plays the person's side
+                world.visitor.join((human,), session)
             try:
                 session.run()
             except KeyboardInterrupt:
-                journal.write("interrupted")
+                from damas.events import Interrupted
+
+                journal.write(Interrupted())
                 print("\ninterrupted: `damas play --resume` goes on from here",
                       file=sys.stderr)
                 return 130
@@ -197,7 +199,6 @@ def run_kiosk(args) -> int:
     from damas.play import PlayOptions
     from damas.rules import WHITE, Position
 
-    kiosk: Kiosk | None = None
     journal = session_file(args.journal, args.data_dir, "kiosk.jsonl")
     archive = session_file(args.archive, args.data_dir, "kiosk.pdn")
     current = archive.with_name(archive.name.removesuffix(".pdn") + "-current.pdn")
@@ -211,14 +212,12 @@ def run_kiosk(args) -> int:
     world = None
     close = None
     if args.camera in SIM_CAMERAS:
-        world = _simulated(args, Position.start(args.variant),
-                           lambda: kiosk.session.game if kiosk and kiosk.session else None,
-                           lambda: kiosk is not None and kiosk.session is not None
-                           and kiosk.session.tracker.irregular is not None,
-                           arrive_rate=0.01, leave_rate=0.005)
+        world = _simulated(args, Position.start(args.variant), arrive_rate=0.01,
+                           leave_rate=0.005)
         watch, mover = world.watch, world.mover
         extra = {"clock": world.clock, "wait": world.wait, "on_game_start":
-                 lambda visitor, _: world.visitor.join((WHITE,) if visitor else ())}
+                 lambda visitor, session: world.visitor.join((WHITE,) if visitor else (),
+                                                             session)}
         close = world.close
     else:
         watch, mover = _real(args, Position.start(args.variant))

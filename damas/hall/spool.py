@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+from damas.events import HallEntry
 from damas.journal import Journal, read_journal
 
 SAVE_EVERY = 1.0  # seconds between saves of the acknowledged mark
@@ -64,7 +65,7 @@ class Spool:
     def append(self, event: dict) -> dict:
         """The event on disk before anything is sent: returns its spool entry."""
         with self._lock:
-            return self._journal.write("hall", event=event)
+            return self._journal.write(HallEntry(event))
 
     def ack(self, seq: int) -> None:
         """The broker has every message up to `seq`."""

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from damas.clock import Clock, TimeControl, format_clock, parse_time_control
+from damas.events import GameStart, PlayedMove, Tracked
 from damas.journal import Journal, JournalError, last_game, read_journal
 from damas.rules import BLACK, WHITE, DamasError
 
@@ -43,12 +44,12 @@ def test_clock_runs_one_side_adds_increments_pauses_and_flags():
 def test_journal_survives_a_torn_last_line(tmp_path):
     path = tmp_path / "j.jsonl"
     with Journal(path) as j:
-        j.write("game-start", variant="english")
-        j.write("move", notation="11-15")
+        j.write(GameStart("english", "B:W21-32:B1-12"))
+        j.write(PlayedMove("11-15", "W:W21-32:B1-10,12,15", 1, "machine"))
     with open(path, "a") as f:
         f.write('{"kind": "move", "notat')  # the power went mid-write
     with Journal(path) as j:  # the next session starts a fresh line
-        j.write("move", notation="23-19")
+        j.write(PlayedMove("23-19", "B:W19,21,22,24-32:B1-10,12,15", 2, "person"))
     events = read_journal(path)
     assert [e.get("notation") for e in events] == [None, "11-15", "23-19"]
     assert all(json.loads(line) for line in path.read_text().splitlines()[:2])
@@ -57,10 +58,10 @@ def test_journal_survives_a_torn_last_line(tmp_path):
 def test_last_game_and_errors(tmp_path):
     path = tmp_path / "j.jsonl"
     with Journal(path) as j:
-        j.write("game-start", n=1)
-        j.write("move", notation="a")
-        j.write("game-start", n=2)
-    assert [e.get("n") for e in last_game(read_journal(path))] == [2]
+        j.write(GameStart("english", "B:W21-32:B1-12", tags={"Round": "1"}))
+        j.write(PlayedMove("11-15", "W:W21-32:B1-10,12,15", 1, "machine"))
+        j.write(GameStart("english", "B:W21-32:B1-12", tags={"Round": "2"}))
+    assert [e.get("round") for e in last_game(read_journal(path))] == ["2"]
     with pytest.raises(JournalError, match="nothing to resume"):
         read_journal(tmp_path / "none.jsonl")
     with pytest.raises(JournalError, match="no game"):
@@ -69,13 +70,14 @@ def test_last_game_and_errors(tmp_path):
 
 def test_a_game_that_went_on_after_an_accepted_irregularity_is_not_replayed(tmp_path):
     from damas.journal import replay_last_game
+    from damas.rules.tracker.events import Accepted
 
     path = tmp_path / "j.jsonl"
     with Journal(path) as j:
-        j.write("game-start", variant="english", fen="B:W21-32:B1-12")
-        j.write("move", notation="11-15", ply=1, fen="W:W21-32:B1-10,12,15")
-        j.write("tracker-accepted", article="5.4.02", fen="W:W21-32:B1-11,16")
-        j.write("move", notation="24-20", ply=2, fen="B:W20-23,25-32:B1-10,12,15")
+        j.write(GameStart("english", "B:W21-32:B1-12"))
+        j.write(PlayedMove("11-15", "W:W21-32:B1-10,12,15", 1, "machine"))
+        j.write(Tracked(Accepted(None, "5.4.02", "W:W21-32:B1-11,16")))
+        j.write(PlayedMove("24-20", "B:W20-23,25-32:B1-10,12,15", 2, "person"))
     with pytest.raises(JournalError, match="accepted irregularity"):
         replay_last_game(path)
 
@@ -89,3 +91,26 @@ def test_clock_comments_give_both_clocks_in_the_lidraughts_style():
         "[%clock W1:02:06 b0:00:01]"
     assert clock_comment({"white": -3, "black": 59, "running": None}) == \
         "[%clock w0:00:00 b0:00:59]"
+
+
+def test_typed_events_write_the_lines_journals_always_had(tmp_path):
+    """Optional fields stay out, a tag goes under its lower-case name, a None that was
+    written as null still is; `read` gives a fixed-field event back, and nothing else."""
+    from damas.events import GameEnd, Resumed
+
+    path = tmp_path / "j.jsonl"
+    move = PlayedMove("11-15", "W:W21-32:B1-10,12,15", 1, "machine")
+    with Journal(path) as j:
+        j.write(GameStart("english", "B:W21-32:B1-12", tags={"White": "Ana"},
+                          machine=["black"]))
+        j.write(move)
+        j.write(GameEnd("*", None, 1))
+        j.write(Resumed(1, move.fen, start={}, moves=[]))
+    start, moved, end, resumed = read_journal(path)
+    assert list(start) == ["kind", "seq", "wall", "variant", "fen", "machine", "white"]
+    assert start["white"] == "Ana" and start["machine"] == ["black"]
+    assert "reason" in end and end["reason"] is None
+    assert "lost" not in resumed
+    assert PlayedMove.read(moved) == move
+    assert PlayedMove.read(start) is None
+    assert PlayedMove.read({"kind": "move", "notation": "11-15"}) is None  # fields missing

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from damas.cli import main
+from damas.events import GameStart, Interrupted, RecordedMove
 from damas.journal import Journal, JournalError, replay_last_game
 from damas.rules.pdn import read_pdn
 
@@ -134,11 +135,11 @@ def test_a_kiosk_archives_what_it_can_of_a_damaged_game_and_starts(game, tmp_pat
 def test_the_numbering_goes_on_across_runs_and_a_new_journal_is_synced(tmp_path):
     path = tmp_path / "new" / "j.jsonl"
     with Journal(path) as j:
-        assert j.write("a")["seq"] == 1
+        assert j.write(Interrupted())["seq"] == 1
     with open(path, "a") as f:
         f.write('{"kind":"b","seq":2,"wall":1}\n{"kind": "torn", "se')
     with Journal(path) as j:
-        assert j.write("c")["seq"] == 3
+        assert j.write(Interrupted())["seq"] == 3
     assert [json.loads(line)["seq"] for line in path.read_text().splitlines()
             if line.endswith("}")] == [1, 2, 3]
 
@@ -158,16 +159,18 @@ def test_a_record_resumes_up_to_the_damage_with_its_clock(tmp_path):
     from damas.clock import parse_time_control
     from damas.record import Recorder
     from damas.rules import BLACK, WHITE, Game
+    from damas.rules.tracker.events import MoveSeen
 
     journal = tmp_path / "j.jsonl"
     game = Game("english")
     with Journal(journal) as j:
-        j.write("game-start", variant="english", fen=game.position.fen(), control="3+0")
+        j.write(GameStart("english", game.position.fen(), control="3+0"))
         for ply, notation in enumerate(["11-15", "23-19", "8-11", "22-17"], 1):
+            side = "white" if game.position.turn == WHITE else "black"
             game.push(notation)
             clock = {"white": 180.0 - ply, "black": 170.0 - ply}
-            j.write("move", notation=notation, fen=game.position.fen(), ply=ply,
-                    clock=clock, clock_comment=f"[%clock w0:0{ply}:00]")
+            seen = MoveSeen(None, notation, game.position.fen(), ply, side, game.moves[-1])
+            j.write(RecordedMove(seen, clock, f"[%clock w0:0{ply}:00]"))
     lines = journal.read_text().splitlines()
     lines[3] = lines[3].replace('"clock":{', '"clocks":{')  # ply 3 without its clock
     journal.write_text("\n".join(lines) + "\n")

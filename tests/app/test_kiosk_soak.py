@@ -37,17 +37,14 @@ SCHEDULE = {400: "serial_drop", 1200: "firmware_reset", 2000: "camera_dropout",
 @pytest.fixture(scope="module")
 def soak(tmp_path_factory, progress):
     folder = tmp_path_factory.mktemp("kiosk")
-    kiosk = None
     faults = Faults(camera_dropout=0.0006, serial_drop=0.0004, firmware_reset=0.0004,
                     at_frames=SCHEDULE)
     world = simulated_world("english", seed=7, faults=faults, slip_rate=0.08,
-                            arrive_rate=0.004,
-                            game_of=lambda: kiosk.session.game if kiosk.session else None,
-                            told=lambda: kiosk.session.tracker.irregular is not None)
+                            arrive_rate=0.004)
     made_by_game = []
 
     def on_game_start(visitor_game: bool, session):
-        world.visitor.join((WHITE,) if visitor_game else ())
+        world.visitor.join((WHITE,) if visitor_game else (), session)
         visitors = sum(1 for v, _ in made_by_game if v) + visitor_game
         world.visitor.leave_rate = 1.0 if visitor_game and visitors == 2 else 0.0
         if not visitor_game and len(made_by_game) == 3:

@@ -16,13 +16,11 @@ from damas.web import Display, WebServer
 def test_new_game_button_stops_attract_play_for_a_visitor(tmp_path):
     display = Display()
     server = WebServer(display).start()
-    kiosk = None
-    world = simulated_world("english", seed=4, slip_rate=0.0,
-                            game_of=lambda: kiosk.session.game if kiosk.session else None)
+    world = simulated_world("english", seed=4, slip_rate=0.0)
     visitor_game = threading.Event()
 
     def on_game_start(visitor: bool, session):
-        world.visitor.join((WHITE,) if visitor else ())
+        world.visitor.join((WHITE,) if visitor else (), session)
         if visitor:
             visitor_game.set()
         else:  # someone walks up to the kiosk and presses the button on the screen
@@ -58,17 +56,15 @@ def test_new_game_button_stops_attract_play_for_a_visitor(tmp_path):
 
 
 def test_a_game_a_crash_cut_short_is_archived_at_the_next_start(tmp_path):
+    from damas.events import GameStart, PlayedMove
     from damas.journal import Journal
 
     journal = tmp_path / "k.jsonl"
     with Journal(journal) as j:  # the last run died in the middle of its game
-        j.write("game-start", variant="english", fen="B:W21-32:B1-12", machine=["black"])
-        j.write("move", notation="11-15", ply=1, by="machine", fen="W:W21-32:B1-10,12,15")
-        j.write("move", notation="23-19", ply=2, by="person",
-                fen="B:W19,21,22,24-32:B1-10,12,15")
-    kiosk = None
-    world = simulated_world("english", seed=6, slip_rate=0.0,
-                            game_of=lambda: kiosk.session.game if kiosk.session else None)
+        j.write(GameStart("english", "B:W21-32:B1-12", machine=["black"]))
+        j.write(PlayedMove("11-15", "W:W21-32:B1-10,12,15", 1, by="machine"))
+        j.write(PlayedMove("23-19", "B:W19,21,22,24-32:B1-10,12,15", 2, by="person"))
+    world = simulated_world("english", seed=6, slip_rate=0.0)
     options = KioskOptions(PlayOptions(variant="english", engine="builtin:level=1",
                                        settle=0.3), attract_plies=6,
                            archive=str(tmp_path / "a.pdn"), journal=str(journal),

@@ -20,10 +20,7 @@ from damas.web import Display, camera_view
 
 
 def play(tmp_path, world_args, options, session_hook=None, progress=None):
-    session = None
-    world = simulated_world("english", game_of=lambda: session.game if session else None,
-                            told=lambda: session.tracker.irregular is not None, **world_args)
-    world.visitor.join((WHITE,))
+    world = simulated_world("english", **world_args)
     try:
         with Journal(tmp_path / "play.jsonl") as journal:
             session = PlaySession(options, world.watch, world.mover, journal,
@@ -31,6 +28,7 @@ def play(tmp_path, world_args, options, session_hook=None, progress=None):
                                   out=lambda *a: None, on_move=None if progress is None else
                                   lambda ply, notation, by: progress(
                                       f"play test: ply {ply}, {notation} ({by})"))
+            world.visitor.join((WHITE,), session)
             if session_hook:
                 session_hook(session, world)
             session.run()
@@ -116,21 +114,25 @@ def test_an_engine_that_crashes_pauses_the_game_until_it_runs_again(tmp_path):
     killed = []
 
     def break_the_engine_once(session, world):
-        game_of, wait = world.visitor.game_of, session.wait
+        wait = session.wait
 
-        def watching():  # the visitor's turn after the engine's third move: it dies
-            game = game_of()
-            if not killed and game is not None and game.ply == 5 and session.engine:
-                broken.touch()
-                os.kill(session.engine._proc.proc.pid, signal.SIGKILL)
-                killed.append(game.ply)
-            return game
+        class Watching:  # the visitor's turn after the engine's third move: it dies
+            flagged = False  # slip_rate 0: nothing irregular to see
+
+            @property
+            def game(self):
+                game = session.game
+                if not killed and game.ply == 5 and session.engine:
+                    broken.touch()
+                    os.kill(session.engine._proc.proc.pid, signal.SIGKILL)
+                    killed.append(game.ply)
+                return game
 
         def waiting(seconds):  # someone mends it while the session waits
             broken.unlink(missing_ok=True)
             wait(seconds)
 
-        world.visitor.game_of = watching
+        world.visitor.sight = Watching()
         session.wait = waiting
 
     session, world, events = play(tmp_path, {"slip_rate": 0.0}, options,
@@ -149,10 +151,8 @@ def test_a_kiosk_on_our_firmware_resets_the_board_between_games(tmp_path):
         if os.environ.get("DAMAS_REQUIRE_FIRMWARE") == "1":
             pytest.fail("the firmware toolchain is missing [DAMAS_REQUIRE_FIRMWARE=1]")
         pytest.skip("the firmware toolchain is missing (firmware/install-deps.sh)")
-    kiosk = None
     world = simulated_world("english", robot="sim-firmware", seed=2,
-                            faults=Faults(at_frames={40: "firmware_reset"}),
-                            game_of=lambda: kiosk.session.game if kiosk.session else None)
+                            faults=Faults(at_frames={40: "firmware_reset"}))
     options = KioskOptions(PlayOptions(variant="english", engine="builtin:level=1",
                                        settle=0.3, retry=1.0),
                            attract_plies=8, archive=str(tmp_path / "a.pdn"),
