@@ -13,6 +13,7 @@ light square or frame cell that no longer looks like itself (a hand, an arm).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from damas.calibration.colour import CLASSES, ColourModel
 
 from .board import BoardPose
 from .errors import VisionError
-from .height import StackModel, piece_lengths
+from .height import StackGeometry, StackModel
 from .read import Reading
 from .sampler import CORNERS, MAN_HEIGHT, Sampler, Samples
 
@@ -150,9 +151,26 @@ def crown_features(samples: Samples, light: LightField, sampler: Sampler) -> np.
 
 
 def profile_features(samples: Samples, light: LightField, sampler: Sampler) -> np.ndarray:
-    count, points, _ = samples.profile.shape
-    flat = log_colour(samples.profile.reshape(-1, 3)).reshape(count, points, 3)
-    return flat - light.at(sampler.dark_xy)[:, None, :]
+    flat = log_colour(samples.profile.reshape(-1, 3)).reshape(samples.profile.shape)
+    return flat - light.at(sampler.dark_xy)[:, None, None, :]
+
+
+@lru_cache(maxsize=4)
+def _stack_geometry(sampler: Sampler) -> StackGeometry:
+    return StackGeometry(sampler.profile_xy, sampler.dark_xy, sampler.slant(),
+                         sampler.board.size)
+
+
+def stack_view(samples: Samples, light: LightField, sampler: Sampler, labels: list[str],
+               model: ColourModel, pieces: np.ndarray):
+    """What `StackModel` needs of the squares `pieces` (indices): their profiles,
+    slants, the bare board along each, and which of its points the other pieces
+    labelled may hide."""
+    occupied = np.array([lab != "e" for lab in labels])
+    board, free, weight = _stack_geometry(sampler).board_along(pieces, occupied,
+                                                               model.mean("e"))
+    profiles = profile_features(samples, light, sampler)[pieces]
+    return profiles, sampler.slant()[pieces], board, free, weight
 
 
 def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
@@ -200,9 +218,10 @@ def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
 
     tall = np.zeros(len(labels), bool)
     if stack is not None:
-        lengths = piece_lengths(profile_features(samples, light, sampler), labels, model,
-                                OUTLIER_D2)
-        tall = stack.kings(lengths, sampler.slant())
+        pieces = np.nonzero([lab != "e" for lab in labels])[0]
+        if len(pieces):
+            tall[pieces] = stack.kings(*stack_view(samples, light, sampler, labels, model,
+                                                   pieces))
 
     squares: dict[int, str] = {}
     confidence: dict[int, float] = {}

@@ -1,10 +1,21 @@
-"""Kings by the height of their stack. Seen at a slant, a piece covers the board from
-the near edge of its base to the far edge of its top; that length is 2R + H * slant,
-where slant is the tangent of the camera ray's angle from the vertical. Fitted on the
-men of a known position (R and a man's height h), a king is a piece whose length is
-nearer 2R + 2h * slant than 2R + h * slant — told only where h * slant stands clear of
-the measuring noise; elsewhere (a camera nearly overhead) the crown must tell.
-Off-centre placement cancels out: both ends move together."""
+"""Kings by the height of their stack, for sets whose kings wear no crown.
+
+Seen at a slant, a piece shows along each line of sight across its square (the square's
+profile lines, `Sampler`), from near to far: the board, the piece's wall (from its
+base's near edge, height x slant long), its top (a chord of the disc), then the board
+again. A king of two men stacked has the same base and twice the wall, and its top lies
+a man's height x slant further away. Each piece's lines are explained both ways, as a man
+and as a king (the board where the board is, the wall and the top each of one colour, the
+piece's place along the view free within its jitter), and it is a king when the king's
+explanation is better by more than any man's ever was at calibration. So a white piece
+on a light square, whose far edge hardly shows there, is told by its far edge over the
+dark squares beside, or by its wall, and a black one, whose wall and top look alike, by
+its far edge over the light squares. Where a man's height x slant is under three profile
+steps (a camera nearly overhead) nothing is told: the crown must.
+
+The men's radius and height are fitted jointly on the men of a known position, as is the
+noise; the lines near a neighbouring piece are left out of the board's part of the fit.
+"""
 
 from __future__ import annotations
 
@@ -12,104 +23,215 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from damas.calibration.colour import ColourModel
+from .sampler import LINES, MAN_HEIGHT, PROFILE
 
-from .sampler import MAN_HEIGHT, PROFILE
-
-# a gap this long (squares) in a piece's run is a groove or a seam, not its end
-MAX_GAP = 0.06
-
-
-def piece_lengths(profile_feats: np.ndarray, labels: list[str], model: ColourModel,
-                  limit: float) -> np.ndarray:
-    """Per square (profile features (N, len(PROFILE), 3)), the length of the run of its
-    piece's own colour through the centre; NaN for empty squares or no run."""
-    out = np.full(len(labels), np.nan)
-    step = PROFILE[1] - PROFILE[0]
-    centre = int(np.argmin(np.abs(PROFILE)))
-    max_gap = int(round(MAX_GAP / step))
-    for i, lab in enumerate(labels):
-        if lab not in ("w", "b"):
-            continue
-        own = _looks_like(profile_feats[i], lab, model, limit)
-        if not own[centre - 2:centre + 3].any():
-            continue
-        near = _run_end(own, centre, -1, max_gap)
-        far = _run_end(own, centre, +1, max_gap)
-        out[i] = (far - near) * step
-    return out
+STEP = float(PROFILE[1] - PROFILE[0]) / 2  # the profile is resampled at half steps
+FINE = np.arange(PROFILE[0], PROFILE[-1] + 1e-9, STEP)
+MIN_RISE = 2.5 * float(PROFILE[1] - PROFILE[0])  # a man's height x slant, to tell a stack
+SHADOW = 0.075  # the band before a piece's base left out: a contact shadow, a dark rim
+JITTER = 0.08  # how far a base may lie from its square's centre along the view (squares)
+SHIFTS = np.linspace(-JITTER, JITTER, 7)
+SIDEWAYS = np.array([-0.05, 0.0, 0.05])  # and across it
+# calibration, done once, looks closer
+FIT_SHIFTS = np.linspace(-JITTER, JITTER, 13)
+FIT_SIDEWAYS = np.linspace(-0.06, 0.06, 5)
+RADII = np.arange(0.34, 0.4801, STEP)
+BEVELS = (0.0,)  # how much smaller a man's top may be than its base
+HEIGHTS = np.arange(0.08, 0.3601, STEP)
+# the rise a man or a king may show, in men's heights x slant: the set's height is fitted
+# only so well, and the upper man of a stack sits askew
+MAN_RISES = np.array([0.85, 1.0, 1.15])
+KING_RISES = np.array([1.75, 2.0, 2.25])
+ACROSS = np.array(LINES)
+# the least the king's explanation must win by (units of the noise): a man's wins by up to
+# about 45 where calibration saw none (a bad frame, an odd neighbour, a pose followed after
+# a bump), a stack seen from the side mostly by 80 and more (measured on rendered sets)
+MARGIN = 60.0
 
 
-def _looks_like(feats: np.ndarray, label: str, model: ColourModel, limit: float):
-    """Points explained by the piece's own colour, lit or turned from the light, better
-    than by the board."""
-    def shaded_d2(mean, inv):
-        delta = feats - mean
-        rest = delta - np.clip(delta.mean(axis=1, keepdims=True), np.log(0.4), np.log(1.25))
-        return np.einsum("ij,jk,ik->i", rest, inv, rest)
-
-    own = np.full(len(feats), np.inf)
-    board = np.full(len(feats), np.inf)
-    for comp in model.components:
-        if comp.label == label:
-            own = np.minimum(own, shaded_d2(comp.mean, comp.inv))
-        elif comp.label == "e":
-            board = np.minimum(board, shaded_d2(comp.mean, comp.inv))
-    # the light squares: the light field itself, so zero after normalising
-    light = shaded_d2(np.zeros(3), np.eye(3) / (model.light_spread ** 2 + 0.04 ** 2))
-    return (own <= limit) & (own < board) & (own < light)
+def _resampled(values: np.ndarray) -> np.ndarray:
+    """(..., len(PROFILE), C) -> (..., len(FINE), C), linearly."""
+    pos = (FINE - PROFILE[0]) / (PROFILE[1] - PROFILE[0])
+    lo = np.clip(np.floor(pos).astype(int), 0, len(PROFILE) - 2)
+    frac = (pos - lo)[:, None]
+    return values[..., lo, :] * (1 - frac) + values[..., lo + 1, :] * frac
 
 
-def _run_end(own: np.ndarray, start: int, direction: int, max_gap: int) -> int:
-    i, last = start, start
-    while 0 <= i < len(own):
-        if own[i]:
-            last = i
-        elif abs(i - last) > max_gap:
-            break
-        i += direction
-    return last
+class StackGeometry:
+    """What the profile lines of one pose show of the bare board, worked out once per
+    pose: at each fine point of each dark square's lines, whether it lies on a dark
+    square and on the board, and which neighbouring squares' pieces may hide it (a piece
+    covers its base and everything up to where a king's top would appear, at most a
+    piece's radius off the line between them)."""
+
+    def __init__(self, profile_xy: np.ndarray, dark_xy: np.ndarray, slant: np.ndarray,
+                 size: int):
+        xy = _resampled(profile_xy)  # (squares, lines, F, 2)
+        cell = np.floor(xy + size / 2).astype(int)
+        self.on_board = np.asarray(((cell >= 0) & (cell < size)).all(axis=-1))
+        ref = np.floor(dark_xy[0] + size / 2).astype(int)
+        self.dark = np.asarray((cell.sum(axis=-1) % 2) == (ref.sum() % 2))
+        away = profile_xy[:, 2, -1] - profile_xy[:, 2, 0]
+        away /= np.linalg.norm(away, axis=1, keepdims=True)
+        along = away * (2.4 * MAN_HEIGHT * slant)[:, None]  # to a king's top, and a bit
+        dist = np.linalg.norm(dark_xy[:, None] - dark_xy[None], axis=2)
+        near = (dist > 1e-6) & (dist < 2.1)
+        k = int(near.sum(axis=1).max())
+        self.neighbours = np.argsort(~near, axis=1, kind="stable")[:, :k]  # (squares, k)
+        valid = np.take_along_axis(near, self.neighbours, axis=1)
+        start = dark_xy[self.neighbours]  # (squares, k, 2)
+        step = along[self.neighbours]
+        rel = xy[:, :, :, None, :] - start[:, None, None]  # (squares, lines, F, k, 2)
+        t = np.clip((rel * step[:, None, None]).sum(axis=-1)
+                    / np.maximum((step ** 2).sum(axis=-1), 1e-9)[:, None, None], 0, 1)
+        gap = np.linalg.norm(rel - t[..., None] * step[:, None, None], axis=-1)
+        self.covers = (gap < 0.5) & valid[:, None, None]  # (squares, lines, F, k)
+
+    def board_along(self, pieces: np.ndarray, occupied: np.ndarray, dark_colour: np.ndarray):
+        """For the squares `pieces` (indices), with the squares `occupied` (bool, every
+        dark square) holding pieces: the colour the bare board shows at each fine point
+        of their lines (pieces, lines, len(FINE), 3); `free`, 0 where another piece may
+        stand in the way, else 1; and `free` but 0 off the board too, for the board's
+        own part."""
+        taken = occupied[self.neighbours[pieces]]  # (pieces, k)
+        covered = (self.covers[pieces] & taken[:, None, None, :]).any(axis=-1)
+        colour = np.where(self.dark[pieces][..., None], dark_colour, 0.0)
+        free = (~covered).astype(float)
+        return colour, free, free * self.on_board[pieces]
+
+
+def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: np.ndarray,
+           cap: float, near: np.ndarray, rise: np.ndarray, radius: float,
+           top: float, sideways: np.ndarray) -> np.ndarray:
+    """Squared misfit of pieces' lines (pieces, lines, len(FINE), 3) for every base
+    position `near` (the centre's offset along the view) and wall length `rise` (both
+    (pieces, hypotheses)), the best over each piece's offsets across the view: on each
+    line the board before and after, the wall and the top each of their own mean colour;
+    points another piece may hide count for nothing. (pieces, hypotheses)."""
+    n, lines, P = free.shape
+    fine = fine.astype(np.float32)
+    free = free.astype(np.float32)
+    misfit = fine - board.astype(np.float32)
+    # running sums along the view of: the board's misfit, the weight, the squared
+    # colour and the colour (3), gathered at once at each segment's ends
+    sums = np.zeros((n, lines, P + 1, 6), np.float32)
+    np.cumsum(np.minimum(np.einsum("...c,...c->...", misfit, misfit), cap) * board_weight,
+              axis=2, out=sums[:, :, 1:, 0])
+    np.cumsum(free, axis=2, out=sums[:, :, 1:, 1])
+    np.cumsum(np.einsum("...c,...c->...", fine, fine) * free, axis=2, out=sums[:, :, 1:, 2])
+    np.cumsum(fine * free[..., None], axis=2, out=sums[:, :, 1:, 3:])
+    sums = sums.reshape(-1, 6)
+    across = ACROSS[None, :] - sideways[:, None]  # (sides, lines)
+    base = np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))[None, :, :, None]
+    chord = np.sqrt(np.maximum(top ** 2 - across ** 2, 0.0))[None, :, :, None]
+    near = near[:, None, None, :]
+    rise = rise[:, None, None, :]
+    row = ((np.arange(n)[:, None, None, None] * lines
+            + np.arange(lines)[None, None, :, None]) * (P + 1))  # (n, 1, lines, 1)
+
+    def at(t):  # the running sums where a segment starts or ends
+        return np.take(sums, row + np.clip(np.rint((t - FINE[0]) / STEP).astype(int), 0, P),
+                       axis=0)
+
+    a = at(near - base)
+    shade = at(near - base - SHADOW)  # the board just before the base may lie in its shade
+    b = at(near - chord + rise)
+    f = at(near + chord + rise)
+    end = sums[row + P][..., 0]
+
+    def spread(i, j):  # weighted sum of squares about the segment's mean
+        s = j[..., 3:] - i[..., 3:]
+        count = np.maximum(j[..., 1] - i[..., 1], 1e-6)
+        return (j[..., 2] - i[..., 2]) - (s ** 2).sum(axis=-1) / count
+
+    total = shade[..., 0] + spread(a, b) + spread(b, f) + (end - f[..., 0])
+    return total.sum(axis=2).min(axis=1)
 
 
 @dataclass(frozen=True)
 class StackModel:
-    """length = base + height * slant for a man (fitted), twice the height for a king."""
+    """A man's radius at its base and at its top (a bevel or a rim makes the top
+    smaller) and its height (squares), the profile's noise (squared colour misfit a
+    point), and by how much (in units of the noise) the king's explanation must win for
+    a king: more than any man's did at calibration."""
 
-    base: float
+    radius: float
+    top: float
     height: float
     noise: float
+    margin: float
 
     @classmethod
-    def fit(cls, lengths: np.ndarray, slant: np.ndarray) -> StackModel | None:
-        """From the lengths of men (NaN elsewhere) and their squares' slant. The height
-        is fitted when the slants spread widely enough to show it, else a typical
-        man's height is assumed; the base is the robust rest."""
-        ok = np.isfinite(lengths)
-        if ok.sum() < 8:
+    def fit(cls, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
+            free: np.ndarray, weight: np.ndarray) -> StackModel | None:
+        """From the men of a known position: their profiles (men, lines, len(PROFILE),
+        3), their squares' slant, and the bare board along each (`board_along`)."""
+        if len(profiles) < 8:
             return None
-        height = MAN_HEIGHT
-        if np.ptp(slant[ok]) > 0.4:
-            A = np.column_stack([np.ones(ok.sum()), slant[ok]])
-            (_, fitted), *_ = np.linalg.lstsq(A, lengths[ok], rcond=None)
-            if 0.12 < fitted < 0.3:
-                height = float(fitted)
-        rest = lengths[ok] - height * slant[ok]
-        base = float(np.median(rest))
-        noise = max(1.4826 * float(np.median(np.abs(rest - base))), 0.02)
-        return cls(base, height, noise)
+        fine = _resampled(profiles)
+        cap = 1.0  # until the noise is known: a colour difference of e (log units)
+        # one size and height for the whole set, fitted jointly: a man whose wall and
+        # top look alike and whose far edge meets a square of its own colour cannot say
+        # its height, and then costs the same whatever it is
+        sizes = [(r, r - bevel) for r in RADII for bevel in BEVELS]
+        rise = np.repeat(HEIGHTS, len(FIT_SHIFTS))[None, :] * slant[:, None]  # (men, H x S)
+        near = np.broadcast_to(np.tile(FIT_SHIFTS, len(HEIGHTS)), rise.shape)
+        costs = np.stack([_costs(fine, board, free, weight, cap, near, rise, r, t, FIT_SIDEWAYS)
+                          .reshape(len(fine), len(HEIGHTS), len(FIT_SHIFTS)).min(axis=2)
+                          for r, t in sizes], axis=1)  # (men, size, height)
+        total = costs.sum(axis=0)
+        misfits = costs.min(axis=(1, 2)) / (fine.shape[1] * len(FINE))
+        size, h = np.unravel_index(int(np.argmin(total)), total.shape)
+        radius, top = sizes[size]
+        steep = slant * MAN_HEIGHT >= MIN_RISE
+        height = float(HEIGHTS[h]) if steep.sum() >= 4 else MAN_HEIGHT
+        noise = max(float(np.median(misfits)), 1e-4)
+        model = cls(float(radius), float(top), height, noise, 0.0)
+        better = model.king_evidence(profiles, slant, board, free, weight)
+        tellable = np.isfinite(better)
+        # twice the most any man's king explanation won by, and never under MARGIN
+        margin = max(MARGIN, 2 * float(better[tellable].max())) if tellable.any() else MARGIN
+        return cls(model.radius, model.top, model.height, model.noise, margin)
 
-    def kings(self, lengths: np.ndarray, slant: np.ndarray) -> np.ndarray:
+    def king_evidence(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
+                      free: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        """Per piece, by how much it is better explained as a king than as a man (units
+        of the noise); NaN where a man's height x slant is too small to tell."""
+        out = np.full(len(profiles), np.nan)
+        tell = self.height * slant >= MIN_RISE
+        if not tell.any():
+            return out
+        fine = _resampled(profiles[tell])
+        costs = self._costs(fine, slant[tell], board[tell], free[tell], weight[tell],
+                            np.concatenate([MAN_RISES, KING_RISES]))
+        man, king = costs[:, :len(MAN_RISES)].min(axis=1), costs[:, len(MAN_RISES):].min(axis=1)
+        out[tell] = (man - king) / self.noise
+        return out
+
+    def _costs(self, fine, slant, board, free, weight, rises: np.ndarray) -> np.ndarray:
+        """(pieces, rises): each piece's least misfit with each rise (in men's heights),
+        over its place along and across the view."""
+        rise = np.repeat(rises, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
+        near = np.broadcast_to(np.tile(SHIFTS, len(rises)), rise.shape)
+        costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
+                       self.top, SIDEWAYS)
+        return costs.reshape(len(fine), len(rises), len(SHIFTS)).min(axis=2)
+
+    def kings(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
+              free: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """True: a king; False: a man, or too flat a view to tell."""
-        rise = self.height * slant
-        tellable = (rise > 6 * self.noise) & (rise > 0.12)
-        # longer than any king: the run ran on into a neighbour of the same colour
-        plausible = lengths < self.base + 2.5 * rise
-        return tellable & plausible & np.isfinite(lengths) & (lengths > self.base + 1.5 * rise)
+        better = self.king_evidence(profiles, slant, board, free, weight)
+        return np.nan_to_num(better, nan=-np.inf) > self.margin
+
+    FIELDS = ("radius", "top", "height", "noise", "margin")
 
     def to_dict(self) -> dict:
-        return {"base": round(self.base, 5), "height": round(self.height, 5),
-                "noise": round(self.noise, 5)}
+        return {name: round(float(getattr(self, name)), 7) for name in self.FIELDS}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> StackModel | None:
-        return None if not d else cls(float(d["base"]), float(d["height"]), float(d["noise"]))
+        """None for none, or for a calibration made before this model (its fields were
+        others): such a set reads kings by their crowns until calibrated again."""
+        if not d or not set(cls.FIELDS) <= set(d):
+            return None
+        return cls(*(float(d[name]) for name in cls.FIELDS))

@@ -31,14 +31,14 @@ from .colour_read import (
     crown_score,
     fit_light,
     guess_labels,
-    profile_features,
     read_samples,
+    stack_view,
     start_labels,
     wall_features,
 )
 from .errors import BoardNotFound, OrientationUnknown, VisionError
 from .fit import DIAGONALS, checker_corners
-from .height import StackModel, piece_lengths
+from .height import StackModel
 from .locate import Location, locate, track
 from .occupancy import OccupancyModel, load
 from .read import Observation, Reading, SquareReader, decide
@@ -74,8 +74,7 @@ class BoardReader:
     def __init__(self, size: int, model: ColourModel | None = None,
                  intrinsics: Intrinsics | None = None, white_at=None,
                  known: Position | None = None, pose: BoardPose | None = None,
-                 adapt: bool = True, stack: StackModel | None = None,
-                 kings_by_height: bool = False, playing: str = "dark",
+                 adapt: bool = True, stack: StackModel | None = None, playing: str = "dark",
                  occupancy: OccupancyModel | None = None):
         if playing not in ("dark", "light"):
             raise VisionError(f"playing squares must be dark or light, not {playing!r}")
@@ -98,9 +97,8 @@ class BoardReader:
         self.last: Observation | None = None
         self.last_samples: Samples | None = None
         self.last_features: tuple[np.ndarray, list[str]] | None = None
-        # men's size and height, to tell kings without a crown by their stacks: off
-        # unless asked for, as it still takes a man for a king now and then
-        self.kings_by_height = kings_by_height or stack is not None
+        # men's size and height, to tell kings without a crown by their stacks (learned
+        # with the colours, from a known position)
         self.stack = stack
         self._corner_reference: float | None = None
         if pose is not None:
@@ -124,7 +122,8 @@ class BoardReader:
         pose = BoardPose(size, board.camera, "calibration")
         reader = cls(size, model=board.colour,
                      intrinsics=camera.intrinsics if camera else None,
-                     white_at=board.white_at, known=known, playing=board.playing, **options)
+                     white_at=board.white_at, known=known, playing=board.playing,
+                     stack=StackModel.from_dict(board.stack), **options)
         reader.set_pose(pose.turned(1) if board.playing == "light" else pose)
         return reader
 
@@ -275,13 +274,12 @@ class BoardReader:
                   for i, lab in enumerate(labels) if lab != "e" and i + 1 not in kings]
         if scores and men_known:  # (among pieces of unknown rank, kings would count)
             model.crown_limit = max(KING_D2, 2.0 * max(scores))
-        if self.kings_by_height:
-            lengths = piece_lengths(profile_features(samples, light, self.sampler), labels,
-                                    model, OUTLIER_D2)
-            if self.known is not None:  # only men teach a man's height
-                known_kings = [s for s, v in self.known.pieces().items() if v.isupper()]
-                lengths[[s - 1 for s in known_kings]] = np.nan
-            self.stack = StackModel.fit(lengths, self.sampler.slant())
+        if men_known:
+            # only men teach a man's height
+            men = np.array([i for i, lab in enumerate(labels)
+                            if lab != "e" and i + 1 not in kings], int)
+            self.stack = StackModel.fit(*stack_view(samples, light, self.sampler, labels,
+                                                    model, men))
         return model
 
     # --- frames -----------------------------------------------------------------------
@@ -342,7 +340,7 @@ class BoardReader:
                            True, side, notes)
         reading, feats, labels = read_samples(samples, self.sampler, self.model,
                                               self.occlusion,
-                                              self.stack if self.kings_by_height else None)
+                                              self.stack)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                        True, side)

@@ -17,9 +17,9 @@ Regions, in square units (world frame of `board`):
   them.
 - `cells`: a 5x5 grid over every dark square at board level, to tell empty squares by
   their evenness when no colour model is known.
-- `profile`: a line at board level through each dark square, pointing away from the
-  camera: a piece covers it from its base's near edge to its top's far edge, which lies
-  further out the taller the stack (see `height`).
+- `profile`: five parallel lines at board level across each dark square, pointing away
+  from the camera: a piece covers each from its base's near edge to its top's far edge,
+  which lies further out the taller the stack (see `height`).
 - `corners`: the four corners of every dark square, beyond any piece's reach from above:
   when something covers the board, a square none of whose corners shows the dark
   square's own colour may be under it.
@@ -35,7 +35,8 @@ import numpy as np
 from .board import BoardPose, light_centres, square_centres
 
 MAN_HEIGHT = 0.2  # squares; real sets are 0.17..0.25
-PROFILE = np.arange(-0.8, 1.4001, 0.025)  # along the view, from each square's centre
+PROFILE = np.arange(-0.6, 1.1501, 0.025)  # along the view, from each square's centre
+LINES = (-0.28, -0.14, 0.0, 0.14, 0.28)  # the profile lines, across the view
 CORNERS = ((0.34, 0.34), (-0.34, 0.34), (-0.34, -0.34), (0.34, -0.34))
 
 
@@ -77,7 +78,7 @@ class Samples:
     ring: np.ndarray  # (ring cells, 3)
     cells: np.ndarray  # (dark squares, 25) grey
     corners: np.ndarray  # (dark squares, 4, 3) BGR
-    profile: np.ndarray  # (dark squares, len(PROFILE), 3) BGR
+    profile: np.ndarray  # (dark squares, len(LINES), len(PROFILE), 3) BGR
 
     def motion_vector(self) -> np.ndarray:
         return np.concatenate([self.body.ravel(), self.light.ravel(), self.ring.ravel()])
@@ -103,8 +104,7 @@ class Sampler:
                        for dy in np.linspace(-0.38, 0.38, 5)]), 0.0),
             ("corners", self.dark_xy,
              np.vstack([(cx, cy) + _disk(0.03, 1) for cx, cy in CORNERS]), 0.0),
-            ("profile", self.dark_xy, np.array([(t, w) for t in PROFILE for w in (-0.05, 0.05)]),
-             0.0),
+            ("profile", self.dark_xy, np.array([(t, w) for w in LINES for t in PROFILE]), 0.0),
         ]
         world, self.layout = [], {}
         start = 0
@@ -112,6 +112,7 @@ class Sampler:
             if name == "profile":
                 offsets = self._away_from_camera(centres, offsets)
                 pts = (centres[:, None, :] + offsets).reshape(-1, 2)
+                self.profile_xy = pts.reshape(len(centres), len(LINES), len(PROFILE), 2)
                 offsets = offsets[0]
             elif name in ("body", "wall"):
                 offsets = self._facing_camera(centres, offsets)
@@ -169,7 +170,7 @@ class Sampler:
             if name == "cells":
                 out[name] = block.mean(axis=2)
             elif name == "profile":
-                out[name] = block.reshape(count, len(PROFILE), 2, 3).mean(axis=2)
+                out[name] = block.reshape(count, len(LINES), len(PROFILE), 3)
             elif name == "corners":
                 out[name] = block.reshape(count, len(CORNERS), -1, 3).mean(axis=2)
             elif name in ("body", "wall"):  # the median ignores the odd point on a king's medallion

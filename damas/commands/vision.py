@@ -28,6 +28,8 @@ def register(sub) -> None:
     p.add_argument("--markers", action="store_true", help="ArUco markers on the corners")
     p.add_argument("--no-markers", action="store_true")
     p.add_argument("--hand", action="store_true", help="a hand and arm over the board")
+    p.add_argument("--kings", choices=("crown", "plain"), default="crown",
+                   help="kings as two men with a crown on top, or two plain men stacked")
     p.add_argument("--noise", type=float, help="sensor noise, grey levels")
     p.add_argument("--blur", type=float, help="blur sigma, pixels")
     p.add_argument("--jpeg", type=int, help="JPEG quality (0: none)")
@@ -46,9 +48,6 @@ def register(sub) -> None:
     p.add_argument("--turn", choices=("w", "b"), default="w", help="side to move in the FEN")
     p.add_argument("--json", action="store_true")
     p.add_argument("--annotate", metavar="OUT", help="write the frame with grid and readings")
-    p.add_argument("--kings-by-height", action="store_true",
-                   help="also tell kings by the height of their stack (sets without crowns; "
-                        "steep views only, and not yet reliable)")
     p.set_defaults(run=run_read)
 
     t = command_group(sub, "train", "train a learned part (needs the train extra)")
@@ -96,8 +95,6 @@ def register(sub) -> None:
     a.add_argument("--annotate", metavar="OUT")
     a.add_argument("--playing-squares", choices=("dark", "light"),
                    help="the squares the set is played on (default dark)")
-    a.add_argument("--kings-by-height", action="store_true",
-                   help="also learn the men's height, to tell uncrowned kings by it")
     a.set_defaults(run=run_calibrate_board)
 
 
@@ -126,7 +123,8 @@ def run_render(args) -> int:
     pos = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
     rng = random.Random(args.seed)
     width, height = _pair("--size", args.size, 64, "WIDTHxHEIGHT, e.g. 1280x720")
-    fixed: dict[str, Any] = {"size": v.size, "width": width, "height": height}
+    fixed: dict[str, Any] = {"size": v.size, "width": width, "height": height,
+                             "king_mark": "none" if args.kings == "plain" else "crown"}
     for key, value in (("tilt_deg", args.tilt), ("rotation_deg", args.rotation),
                        ("scheme", args.scheme), ("noise", args.noise), ("blur", args.blur),
                        ("jpeg_quality", args.jpeg)):
@@ -175,10 +173,7 @@ def _reader_for(args, size: int, known=None):
     reader = BoardReader(size, model=calibration.colour if calibration else None,
                          intrinsics=camera.intrinsics if camera else None, white_at=white,
                          known=known, playing=playing,
-                         kings_by_height=getattr(args, "kings_by_height", False),
-                         stack=(StackModel.from_dict(calibration.stack)
-                                if calibration and calibration.stack
-                                and getattr(args, "kings_by_height", False) else None))
+                         stack=StackModel.from_dict(calibration.stack) if calibration else None)
     return reader, calibration
 
 

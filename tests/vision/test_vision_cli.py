@@ -61,6 +61,22 @@ def test_calibrate_board_then_read_with_it(frames, tmp_path, capsys):
     assert cv2.imread(str(tmp_path / "read.png")).shape == (720, 1280, 3)
 
 
+def test_a_calibration_learns_the_men_and_reads_plain_stacks_as_kings(tmp_path, capsys):
+    common = ["--variant", "brazilian", "--seed", "3", "--tilt", "40", "--scheme", "bw",
+              "--no-markers", "--kings", "plain"]
+    assert main(["render", "--out", str(tmp_path / "start.png")] + common) == 0
+    assert main(["render", "--fen", FEN8, "--out", str(tmp_path / "game.png")] + common) == 0
+    cal = tmp_path / "cal"
+    assert main(["calibrate", "board", str(tmp_path / "start.png"), "--variant", "brazilian",
+                 "--out", str(cal)]) == 0
+    stack = json.loads((cal / "board.json").read_text())["stack"]
+    assert 0.3 < stack["radius"] < 0.5 and 0.12 < stack["height"] < 0.3
+    capsys.readouterr()
+    assert main(["read", str(tmp_path / "game.png"), "--variant", "brazilian",
+                 "--calibration", str(cal), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fen"] == FEN8  # K30 and K14 are stacks
+
+
 def test_calibrate_markers_prints_to_scale(tmp_path, capsys):
     out = tmp_path / "markers.png"
     assert main(["calibrate", "markers", "--out", str(out), "--marker-mm", "40"]) == 0
