@@ -5,8 +5,11 @@ a frame of the start position, as a user would (`damas calibrate board`: pose, W
 side from the start position, colours), then four frames of positions from random legal
 games (kings included) are rendered in it with fresh noise and a slightly changed light,
 and read with the pose known. Scored square by square against the truth (king or man
-counts; an unknown square counts as wrong). Timings are on one core at the frame size
-rendered (1280x720): the known-pose read, a fresh locate, and a fresh locate plus read.
+counts; an unknown square counts as wrong), except that a king of two plain men seen
+from so nearly overhead that its second man cannot show (`stack_visible`) is right when
+read as a man, as the documentation promises no more; those are counted apart. Timings
+are on one core at the frame size rendered (1280x720): the known-pose read, a fresh
+locate, and a fresh locate plus read.
 """
 
 from __future__ import annotations
@@ -20,12 +23,26 @@ import numpy as np
 
 from damas.rules import Position
 
+from .board import square_centres
 from .locate import locate
 from .pipeline import BoardReader
-from .render import render
-from .scene import random_scene
+from .render import board_camera, render
+from .scene import Scene, random_scene
 
 FRAMES_PER_SCENE = 4
+# a plain stack shows as a king when its upper man stands out this far (squares) beyond
+# where a man's top would be, seen from the camera (a man's height x the slant of the
+# view): about 4 pixels at the bench's sizes. From nearer overhead it reads as a man, as
+# the documentation says, and is scored so.
+VISIBLE_RISE = 0.075
+
+
+def stack_visible(scene: Scene) -> np.ndarray:
+    """Per dark square, whether a king of two plain men stacked there can be seen to
+    be two men high from the scene's true camera."""
+    eye = board_camera(scene).centre / scene.square_mm
+    slant = np.linalg.norm(square_centres(scene.size) - eye[:2], axis=1) / eye[2]
+    return scene.piece_height * slant >= VISIBLE_RISE
 
 
 def random_position(variant_name: str, rng: random.Random, max_plies: int = 180) -> Position:
@@ -66,7 +83,8 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
     rng = random.Random(seed)
     totals = {"frames": 0, "squares": 0, "right": 0, "unknown": 0, "misread": 0, "boards": 0,
               "boards_right": 0, "fresh_boards_right": 0, "calibration_failures": 0,
-              "kings": 0, "kings_right": 0, "kings_visible": 0, "kings_visible_right": 0}
+              "kings": 0, "kings_right": 0, "kings_visible": 0, "kings_visible_right": 0,
+              "hidden_kings": 0, "strict_right": 0}
     # squares, right, boards, boards right
     per: defaultdict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     times: defaultdict[str, list[float]] = defaultdict(list)
@@ -82,6 +100,9 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
         start_frame = render(scene, Position.start(name).pieces()).image
         times["render"].append(time.perf_counter() - t0)
         reader = BoardReader(scene.size, adapt=False)
+        # where a king shows: by its crown, or as a stack seen from the side
+        visible = (np.ones(scene.size ** 2 // 2, bool) if scene.king_mark == "crown"
+                   else stack_visible(scene))
         try:
             reader.locate(start_frame)
         except Exception as e:  # a scene we cannot calibrate: all its frames count wrong
@@ -102,21 +123,26 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                 t0 = time.perf_counter()
                 reading = reader.read(frame)
                 times["known"].append(time.perf_counter() - t0)
-                # a king shows by its crown, or as a stack when seen from the side
-                visible = scene.king_mark == "crown" or scene.tilt_deg >= 20
+                expected = {}
                 for sq in range(1, n + 1):
                     got, want = reading.squares[sq], truth.get(sq, "e")
+                    totals["strict_right"] += got == want
+                    if want.isupper():
+                        seen = bool(visible[sq - 1])
+                        totals["kings"] += 1
+                        totals["kings_right"] += got == want
+                        totals["kings_visible"] += seen
+                        totals["kings_visible_right"] += seen and got == want
+                        if not seen:  # a stack from nearly overhead: a man, as documented
+                            totals["hidden_kings"] += 1
+                            want = want.lower() if got == want.lower() else want
+                    expected[sq] = want
                     right += got == want
                     unknown += got == "?"
                     misread += got not in ("?", want)
-                    if want.isupper():
-                        totals["kings"] += 1
-                        totals["kings_right"] += got == want
-                        totals["kings_visible"] += visible
-                        totals["kings_visible_right"] += visible and got == want
                 if right < n:
-                    wrong = {s: (reading.squares[s], truth.get(s, "e")) for s in range(1, n + 1)
-                             if reading.squares[s] != truth.get(s, "e")}
+                    wrong = {s: (reading.squares[s], expected[s]) for s in range(1, n + 1)
+                             if reading.squares[s] != expected[s]}
                     line = (f"{scene.scheme} {scene.size} tilt {scene.tilt_deg:.0f} markers "
                             f"{scene.markers} seed {scene.seed}: (read, true) {wrong}")
                     if len(failures) < 30:
@@ -127,7 +153,7 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                     t0 = time.perf_counter()
                     locate(frame, scene.size)
                     times["fresh_locate"].append(time.perf_counter() - t0)
-                    fresh = BoardReader(scene.size, model=reader.model,
+                    fresh = BoardReader(scene.size, model=reader.model, stack=reader.stack,
                                         white_at=reader.pose.white_side_in_image(), adapt=False)
                     t0 = time.perf_counter()
                     again = fresh.read(frame)
@@ -167,6 +193,8 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
         "kings": totals["kings"], "kings_right": totals["kings_right"],
         "kings_visible": totals["kings_visible"],
         "kings_visible_right": totals["kings_visible_right"],
+        "hidden_kings": totals["hidden_kings"],
+        "strict_square_accuracy": totals["strict_right"] / max(1, totals["squares"]),
         "per_condition": {f"{k}={v}": {"frames": r[2], "squares": r[1] / r[0],
                                        "boards": r[3] / r[2]}
                           for (k, v), r in sorted(per.items())},
@@ -187,6 +215,11 @@ def print_report(report: dict) -> None:
               f"{report['kings_visible_right']}/{report['kings_visible']} "
               f"({report['kings_visible_right'] / report['kings_visible']:.2%}, target 95 %); "
               f"all kings {report['kings_right']}/{report['kings']}")
+    if report["hidden_kings"]:
+        print(f"  plain stacks seen from nearly overhead (a man's height x slant under "
+              f"{VISIBLE_RISE} of a square), scored right when read as men: "
+              f"{report['hidden_kings']}; every king counted as a king, squares right "
+              f"{report['strict_square_accuracy']:.4%}")
     print(f"  boards right from a fresh locate each frame "
           f"{report['fresh_locate_board_accuracy']:.3%}")
     if report["calibration_failures"]:
