@@ -71,11 +71,18 @@ class Recorder:
         self._clock_asked = threading.Event()  # the page's clock button, from its thread
         self._to_page = None
         if display is not None:
-            from .web import camera_view
+            self.show_on(display)
 
-            self._to_page = camera_view(display)
-            display.actions["clock"] = self._clock_asked.set
-            self._show(0.0, "recording: set the board up")
+    def show_on(self, display) -> None:
+        """Show the record on a display (the live page): the board, the camera's view,
+        and its clock button. Apart from __init__ so that a command can check what the
+        user gave it (the journal, the camera) before it serves a page."""
+        from .web import camera_view
+
+        self.display = display
+        self._to_page = camera_view(display)
+        display.actions["clock"] = self._clock_asked.set
+        self._show(0.0, "recording: set the board up")
 
     def _resumed(self) -> Game:
         self.replay = replay = replay_last_game(self.journal_path, move_check=_clock_problem)

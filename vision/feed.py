@@ -137,6 +137,13 @@ class CameraFeed:
                                        f"{now - self._same_since:.0f} s (frozen): unplug "
                                        "it and plug it in again")
 
+    def check_recording(self) -> None:
+        """A recording (not a live camera) is opened and its first frame read now, so
+        that a file that is not there is the user's error before anything starts
+        (SourceError); a live camera may come later, and a session waits for it."""
+        if not self.live:
+            self.reopen()
+
     def reopen(self) -> bool:
         """Try once to open the source again; True when it gave a frame (the next read
         returns it), False while it is still gone."""

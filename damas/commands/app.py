@@ -91,14 +91,21 @@ def run_record(args) -> int:
         print(f"hall: publishing to {where} (spool: {spool})")
         tags = {"Round": where.round, "Board": where.board}
         event = where.event if event == "?" else event
-    display, server = serve_page(args.web, args.host)
+    server = None
     try:
+        # what the user gave is checked before the page is served: the journal (on
+        # --resume), then a recording that is not there, each one line
         recorder = Recorder(args.variant, args.time_control, journal,
                             pdn, white=args.white, black=args.black, event=event,
-                            settle=args.settle, resume=args.resume, display=display,
+                            settle=args.settle, resume=args.resume,
                             calibration=args.calibration, tags=tags, publisher=publisher)
         # a live camera that goes away pauses the record until it is back
-        game = recorder.run(CameraFeed(str(args.camera)), fps=args.fps)
+        feed = CameraFeed(str(args.camera))
+        feed.check_recording()
+        display, server = serve_page(args.web, args.host)
+        if display is not None:
+            recorder.show_on(display)
+        game = recorder.run(feed, fps=args.fps)
     finally:
         if server is not None:
             server.stop()

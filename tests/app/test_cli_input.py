@@ -250,3 +250,12 @@ def test_any_journal_resumes_cleanly_or_is_one_clear_line(lines, prefix, tmp_pat
 
         (game,) = read_pdn((folder / "g.pdn").read_text(encoding="utf-8"))
         assert game.game.notations()[0] == "11-15"
+
+
+def test_a_recording_that_is_not_there_is_one_line_before_any_page(tmp_path, capsys):
+    # with a page asked for (port 0: any free one) its address would be a second line
+    status = main(["record", "--web", "0", "--camera", str(tmp_path / "none.avi"),
+                   "--journal", str(tmp_path / "j.jsonl"), "--pdn", str(tmp_path / "g.pdn"),
+                   "--data-dir", str(tmp_path)])
+    assert status == 2
+    assert "none.avi" in one_line_error(capsys)
