@@ -242,6 +242,8 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     f = features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
     confident = np.maximum(p_empty, 1 - p_empty) >= sure
     empty, occupied = confident & (p_empty >= 0.5), confident & (p_empty < 0.5)
+    if empty.sum() >= 8 and occupied.sum() < 3:
+        return _only_empties(p_empty, f, empty)
     if empty.sum() < 3 or occupied.sum() < 3:
         return p_empty
     x = f @ (f[empty].mean(axis=0) - f[occupied].mean(axis=0))  # along empty - occupied
@@ -250,6 +252,19 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
                 - ((x - x[empty].mean()) / spread) ** 2) / 2  # log-odds of empty, photo
     p = np.clip(p_empty, 1e-6, 1 - 1e-6)
     return 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
+
+
+def _only_empties(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """A photo with empty squares the model is sure of and next to no piece it is sure
+    of (a board before the pieces are set out): an unsure square is empty when it looks
+    like those empty squares as closely as they look like each other (within four of
+    their robust spreads); anything else stays as the model said."""
+    centre = f[empty].mean(axis=0)
+    likeness = f @ (centre / np.linalg.norm(centre))
+    typical = float(np.median(likeness[empty]))
+    spread = 1.4826 * float(np.median(np.abs(likeness[empty] - typical))) + 1e-3
+    alike = likeness >= typical - 4 * spread
+    return np.where(alike, np.maximum(p_empty, 0.95), p_empty)
 
 
 def decide(obs: Observation, size: int) -> Reading:

@@ -31,6 +31,16 @@ def test_with_fewer_than_three_sure_squares_of_a_kind_nothing_changes():
     assert np.array_equal(learn_from_the_photo(p_empty, None), p_empty)
 
 
+def test_a_board_with_no_sure_piece_tells_its_unsure_squares_by_the_empty_ones():
+    rng = np.random.default_rng(5)
+    features = features_of("e" * 12 + "ep", rng)
+    p_empty = np.array([0.97] * 12 + [0.6, 0.6])  # the last two unsure, no sure piece
+    p = learn_from_the_photo(p_empty, features)
+    assert p[12] >= 0.95  # looks like the empty squares
+    assert p[13] == 0.6  # a piece stays as unsure as the model said
+    assert np.array_equal(p[:12], p_empty[:12])
+
+
 def test_two_colours_of_one_lightness_split_by_hue_though_a_crown_is_lighter():
     rng = np.random.default_rng(4)
     purple = [[-0.95, 0.10, -0.07]] * 4
