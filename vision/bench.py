@@ -99,11 +99,12 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
         t0 = time.perf_counter()
         start_frame = render(scene, Position.start(name).pieces()).image
         times["render"].append(time.perf_counter() - t0)
-        reader = BoardReader(scene.size, adapt=False)
         # where a king shows: by its crown, or as a stack seen from the side
         visible = (np.ones(scene.size ** 2 // 2, bool) if scene.king_mark == "crown"
                    else stack_visible(scene))
+        reader: BoardReader | None = None
         try:
+            reader = BoardReader(scene.size, adapt=False)
             reader.locate(start_frame)
         except Exception as e:  # a scene we cannot calibrate: all its frames count wrong
             reader = None
@@ -153,8 +154,10 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                     t0 = time.perf_counter()
                     locate(frame, scene.size)
                     times["fresh_locate"].append(time.perf_counter() - t0)
+                    pose = reader.pose
+                    assert pose is not None  # located above, and kept by every read
                     fresh = BoardReader(scene.size, model=reader.model, stack=reader.stack,
-                                        white_at=reader.pose.white_side_in_image(), adapt=False)
+                                        white_at=pose.white_side_in_image(), adapt=False)
                     t0 = time.perf_counter()
                     again = fresh.read(frame)
                     times["fresh_read"].append(time.perf_counter() - t0)

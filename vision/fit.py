@@ -88,7 +88,6 @@ def fit_camera(world: np.ndarray, pixels: np.ndarray, shape: tuple[int, ...],
     dropped and the fit repeated."""
     h, w = shape[:2]
     keep = np.ones(len(world), bool)
-    camera = None
     for _ in range(3):
         camera = _fit_once(world[keep], pixels[keep], (w, h), intrinsics)
         proj = camera.project(np.column_stack([world, np.zeros(len(world))]))
@@ -114,7 +113,7 @@ def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
     f = focal_from_homography(H / np.linalg.norm(H[:2, :2]), w, h) if H is not None else None
     tilted = f is not None and Camera.from_plane_homography(guess, H).tilt_deg() > 15
     flags = FIXED
-    if not tilted:
+    if f is None or not tilted:  # (f is None: too frontal to tell, so not tilted)
         flags |= cv2.CALIB_FIX_FOCAL_LENGTH
         f = guess.fx
     _, K, dist, (rvec, tvec) = _calibrate(world, pixels, (w, h), f, flags)

@@ -85,7 +85,6 @@ def _pose_from_nodes(image: np.ndarray, gray: np.ndarray,
     need = max(8, (n - 1) ** 2 // 6)
     project = (lambda xy: _apply(world_to_pixels, xy)) if isinstance(
         world_to_pixels, np.ndarray) else world_to_pixels
-    camera = None
     for _ in range(2):  # the second round predicts through the fitted lens
         pts, found = refine_nodes(gray, project, world)
         if found.sum() < need:

@@ -82,16 +82,16 @@ def truth_by_cell(photo: LabelledPhoto, pose: BoardPose) -> dict[tuple[int, int]
     the top of the image and its first column at the left."""
     n = pose.size
     img = _cells_in_image(pose)
-    best = None
-    for q in range(4):
-        # label cell (r, c) is pose cell rot^q(r, c)
+
+    def turned(q: int) -> tuple[float, np.ndarray]:
+        # (how far the first row lies above the last and the first column left of the
+        # last, in pixels; the cells): label cell (r, c) is pose cell rot^q(r, c)
         idx = np.rot90(np.arange(n * n).reshape(n, n), q)
         pos = img.reshape(-1, 2)[idx.ravel()].reshape(n, n, 2)
-        score = (pos[-1, :, 1].mean() - pos[0, :, 1].mean()
-                 + pos[:, -1, 0].mean() - pos[:, 0, 0].mean())
-        if best is None or score > best[0]:
-            best = (score, idx)
-    idx = best[1]
+        return (float(pos[-1, :, 1].mean() - pos[0, :, 1].mean()
+                      + pos[:, -1, 0].mean() - pos[:, 0, 0].mean()), idx)
+
+    _, idx = max((turned(q) for q in range(4)), key=lambda t: t[0])
     out = {}
     for r in range(n):
         for c in range(n):
@@ -135,20 +135,21 @@ def playing_truth(photo: LabelledPhoto, pose: BoardPose) -> dict[int, str]:
 def score(read: dict[int, str], truth: dict[int, str]) -> Score:
     """Squares right, up to a half turn of the board and a swap of the colours."""
     count = len(truth)
-    best = None
-    for turn in (False, True):
-        for names in _AS_READ:
-            misses = []
-            right = total = 0
-            for sq, ch in truth.items():
-                if ch == "?":
-                    continue
-                total += 1
-                got = read.get(count + 1 - sq if turn else sq, "?")
-                if got == names[ch]:
-                    right += 1
-                else:
-                    misses.append((sq, names[ch], got))
-            if best is None or right > best.right:
-                best = Score(right, total, tuple(misses))
-    return best
+
+    def scored(turn: bool, names: dict[str, str]) -> Score:
+        misses = []
+        right = total = 0
+        for sq, ch in truth.items():
+            if ch == "?":
+                continue
+            total += 1
+            got = read.get(count + 1 - sq if turn else sq, "?")
+            if got == names[ch]:
+                right += 1
+            else:
+                misses.append((sq, names[ch], got))
+        return Score(right, total, tuple(misses))
+
+    # the first of the best, as the order below tries them
+    return max((scored(turn, names) for turn in (False, True) for names in _AS_READ),
+               key=lambda s: s.right)

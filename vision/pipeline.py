@@ -142,9 +142,16 @@ class BoardReader:
         self._corner_maps = (pix[:, 0].reshape(1, -1).copy(), pix[:, 1].reshape(1, -1).copy())
         self._corner_reference = self._corner_fraction(frame) if frame is not None else None
 
+    def _located(self) -> tuple[BoardPose, Sampler]:
+        """The pose and its sampler (set together by `set_pose`)."""
+        if self.pose is None or self.sampler is None:
+            raise VisionError("no board located yet")
+        return self.pose, self.sampler
+
     def _square_reader(self) -> SquareReader:
         if self.squares is None:
-            self.squares = SquareReader(self.pose, self.occupancy or load())
+            pose, _ = self._located()
+            self.squares = SquareReader(pose, self.occupancy or load())
         return self.squares
 
     def _corner_fraction(self, frame: np.ndarray) -> float:
@@ -163,7 +170,8 @@ class BoardReader:
         self._adopt(frame, loc)
         if self.model is None and not self.unseen_set:
             self.model = self._learn(frame)
-        return self.pose
+        pose, _ = self._located()
+        return pose
 
     def _adopt(self, frame: np.ndarray, loc: Location) -> None:
         pose = loc.pose
@@ -173,9 +181,10 @@ class BoardReader:
             self._check_parity(frame, pose)
         if not loc.oriented:
             candidates = [pose, pose.turned(2)]
-            if self.white_dir is not None:
+            white_dir = self.white_dir
+            if white_dir is not None:
                 pose = max(candidates, key=lambda p: float(
-                    np.dot(p.white_side_in_image(), self.white_dir)))
+                    np.dot(p.white_side_in_image(), white_dir)))
             else:
                 pose = self._orient_by_position(frame, candidates)
         self.set_pose(pose, frame)
@@ -250,24 +259,25 @@ class BoardReader:
         return candidates[0]
 
     def _learn(self, frame) -> ColourModel:
-        samples = self.sampler.sample(frame)
-        light = fit_light(samples.light, self.sampler.light_xy, self.size)
+        _, sampler = self._located()
+        samples = sampler.sample(frame)
+        light = fit_light(samples.light, sampler.light_xy, self.size)
         men_known = True  # are all pieces in `labels` known to be men (or known kings)?
         if self.known is not None:
             labels = position_labels(self.known)
-            feats = body_features(samples, light, self.sampler)
+            feats = body_features(samples, light, sampler)
         else:
-            labels, feats = guess_labels(samples, self.sampler)
+            labels, feats = guess_labels(samples, sampler)
             # a start position in view: trust its layout over the clustering
             start = start_labels(self.size)
             men_known = sum(a != b for a, b in zip(labels, start, strict=True)) <= 2
             if men_known:
                 labels = start
-        walls = wall_features(samples, light, self.sampler)
+        walls = wall_features(samples, light, sampler)
         model = ColourModel.learn([(feats, labels), (walls, labels)], light.spread)
         # a crown must stand out from men's tops further than any did here, twice over
         # (a noisy camera or a saturated colour spreads men's tops wider)
-        crowns = crown_features(samples, light, self.sampler)
+        crowns = crown_features(samples, light, sampler)
         kings = set() if self.known is None else {
             s for s, v in self.known.pieces().items() if v.isupper()}
         scores = [crown_score(crowns[i], CLASSES.index(lab), model)
@@ -278,8 +288,8 @@ class BoardReader:
             # only men teach a man's height
             men = np.array([i for i, lab in enumerate(labels)
                             if lab != "e" and i + 1 not in kings], int)
-            self.stack = StackModel.fit(*stack_view(samples, light, self.sampler, labels,
-                                                    model, men))
+            self.stack = StackModel.fit(*stack_view(samples, light, sampler, labels, model,
+                                                    men))
         return model
 
     # --- frames -----------------------------------------------------------------------
@@ -288,10 +298,11 @@ class BoardReader:
         """Cheap check that the board has not moved: the light squares still look like one
         smooth field (a bumped board or camera puts them on dark squares and pieces), or
         when they do not (a hand and its shadow), the corners are still corners."""
-        if not self.sampler.inside(frame.shape):
+        _, sampler = self._located()
+        if not sampler.inside(frame.shape):
             return False
         if self.model is not None:
-            light = fit_light(samples.light, self.sampler.light_xy, self.size)
+            light = fit_light(samples.light, sampler.light_xy, self.size)
             res = np.linalg.norm(light.residual, axis=1)
             if (res > max(6 * self.model.light_spread, MIN_ANOMALY)).mean() < 0.3:
                 return True
@@ -302,9 +313,10 @@ class BoardReader:
 
     def _relocate(self, frame) -> bool:
         """The board found again after it moved; False when it is not in view."""
+        last, _ = self._located()
         try:
             try:  # a small move: follow it from the last pose
-                moved = track(frame, self.pose, self.intrinsics)
+                moved = track(frame, last, self.intrinsics)
                 if moved.corners_used < 0.5 * (self.size - 1) ** 2:
                     raise BoardNotFound("too few corners followed")
                 self.set_pose(moved.pose, frame)
@@ -321,7 +333,8 @@ class BoardReader:
         fresh = self.pose is None
         if fresh:
             self.locate(frame)
-        samples = self.sampler.sample(frame)
+        pose, sampler = self._located()
+        samples = sampler.sample(frame)
         if not fresh and not self._pose_still_fits(frame, samples):
             if not self._relocate(frame):
                 # covered or moved out of view: nothing can be said this frame
@@ -329,17 +342,17 @@ class BoardReader:
                 return Reading(self.size, {s: "?" for s in range(1, n + 1)},
                                {s: 0.0 for s in range(1, n + 1)}, hand=True,
                                board_found=False)
-            samples = self.sampler.sample(frame)
+            pose, sampler = self._located()  # found again: a new pose
+            samples = sampler.sample(frame)
         self.last_samples = samples
-        side = side_of(self.pose.white_side_in_image())
+        side = side_of(pose.white_side_in_image())
         if self.model is None:
             self.last = self._square_reader().observe(frame)
             reading = decide(self.last, self.size)
             notes = (GUESSED,) if self.guessed_side else ()
             return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                            True, side, notes)
-        reading, feats, labels = read_samples(samples, self.sampler, self.model,
-                                              self.occlusion,
+        reading, feats, labels = read_samples(samples, sampler, self.model, self.occlusion,
                                               self.stack)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,

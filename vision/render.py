@@ -645,7 +645,9 @@ class _Pose:
         out = cv2.cvtColor(img.astype(np.uint8), cv2.COLOR_RGB2BGR)
         if scene.jpeg_quality:
             ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
-            out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            assert decoded is not None  # the JPEG just encoded
+            out = decoded
         return out
 
 
@@ -717,38 +719,41 @@ class Renderer:
 
     def render(self, scene: Scene, pieces: dict[int, str]) -> Rendered:
         pose_scene = scene.with_(hands=(), noise_seed=0)
-        pose = self.pose
+        pose, image = self.pose, self.image  # (both None before the first frame)
         pieces = dict(pieces)
-        if pose is None or pose.scene != pose_scene:
+        if pose is None or image is None or pose.scene != pose_scene:
             pose = self.pose = _Pose(pose_scene, once=self.once)
-            self.image = np.empty((pose.out_h, pose.out_w, 3), np.float32)
-            self.scale = np.empty_like(self.image) if scene.noise > 0 else None
+            image = self.image = np.empty((pose.out_h, pose.out_w, 3), np.float32)
+            self.scale = np.empty_like(image) if scene.noise > 0 else None
             dirty = np.ones(pose.tile_sources.shape[:2], bool)
         else:
             changed = [pose.piece(sq, kind) for sq in set(pieces) | set(self.pieces)
-                       for kind in {pieces.get(sq), self.pieces.get(sq)} - {None}
-                       if pieces.get(sq) != self.pieces.get(sq)]
+                       if pieces.get(sq) != self.pieces.get(sq)
+                       for kind in (pieces.get(sq), self.pieces.get(sq)) if kind is not None]
             if scene.hands != self.hands:
                 changed += [part for hand in (*self.hands, *scene.hands)
                             for part in pose.hand(hand)]
             dirty = pose.dirty_tiles(changed)
         self.pieces, self.hands = pieces, scene.hands
         self.redrawn = float(dirty.mean())
+        scale = self.scale
         if dirty.any():
             drawn = sorted((pose.piece(sq, kind) for sq, kind in pieces.items()),
                            key=lambda d: d.depth)
             hands = [part for hand in scene.hands for part in pose.hand(hand)]
             for tiles in _rectangles(dirty):
-                pose.draw(self.image, tiles, drawn, hands)
-                if self.scale is not None:
-                    self._scale(tiles)
-        return Rendered(pose.finish(self.image, self.scale, scene.noise_seed), pose.cam, scene)
+                pose.draw(image, tiles, drawn, hands)
+                if scale is not None:
+                    _noise_scale(image, scale, pose.scene.noise, tiles)
+        return Rendered(pose.finish(image, scale, scene.noise_seed), pose.cam, scene)
 
-    def _scale(self, tiles) -> None:
-        r0, r1, c0, c1 = tiles
-        rows, cols = slice(r0 * TILE, r1 * TILE), slice(c0 * TILE, c1 * TILE)
-        bright = np.clip(self.image[rows, cols], 0, 255)
-        self.scale[rows, cols] = self.pose.scene.noise * np.sqrt(0.3 + 0.7 * bright / 255.0)
+
+def _noise_scale(image: np.ndarray, scale: np.ndarray, noise: float, tiles) -> None:
+    """The sensor noise's size per pixel of `tiles` of `image`, into `scale`."""
+    r0, r1, c0, c1 = tiles
+    rows, cols = slice(r0 * TILE, r1 * TILE), slice(c0 * TILE, c1 * TILE)
+    bright = np.clip(image[rows, cols], 0, 255)
+    scale[rows, cols] = noise * np.sqrt(0.3 + 0.7 * bright / 255.0)
 
 
 def render(scene: Scene, pieces: dict[int, str]) -> Rendered:

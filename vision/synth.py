@@ -317,7 +317,9 @@ def _camera(img: np.ndarray, light: dict, rng: np.random.Generator) -> np.ndarra
     if rng.random() < 0.7:
         ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY,
                                               int(rng.integers(35, 96))])
-        img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        assert decoded is not None  # the JPEG just encoded
+        img = decoded
     return img
 
 
