@@ -104,6 +104,10 @@ class Occlusion:
         self.light_cover = _covering(board, sampler, sampler.light_xy, 0.14)
         self.ring_cover = _covering(board, sampler, sampler.ring_xy, 0.12)
         self.sampler = sampler
+        # which side of the frame each ring cell lies on (0-3)
+        x, y = sampler.ring_xy[:, 0], sampler.ring_xy[:, 1]
+        self.ring_side = np.where(np.abs(x) > np.abs(y), np.where(x > 0, 0, 1),
+                                  np.where(y > 0, 2, 3))
 
     @staticmethod
     def _free(cover: list[list[int]], occupied: np.ndarray) -> np.ndarray:
@@ -122,7 +126,14 @@ class Occlusion:
         light_bad &= self._free(self.light_cover, occupied)
 
         ring = log_colour(samples.ring) - light.at(self.sampler.ring_xy)
-        ring_res = ring - np.median(ring, axis=0)
+        # each cell against its own side of the frame: one side may look unlike the
+        # others (printed coordinates, its face turned to the light, pieces spilling
+        # over it), and an arm changes a few cells of a side, not all of them
+        ring_res = ring.copy()
+        for side in range(4):
+            cells = self.ring_side == side
+            if cells.any():
+                ring_res[cells] -= np.median(ring[cells], axis=0)
         # again a piece's shadow only darkens; an arm changes the hue or is brighter
         hue = np.linalg.norm(ring_res - ring_res.mean(axis=1, keepdims=True), axis=1)
         brighter = np.clip(ring_res.mean(axis=1), 0, None)

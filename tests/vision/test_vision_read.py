@@ -4,6 +4,7 @@ orientation from the start position or --white-at."""
 import json
 import random
 
+import cv2
 import numpy as np
 import pytest
 from vision_helpers import (
@@ -101,6 +102,22 @@ def test_a_known_position_that_is_not_in_view_is_refused():
     with pytest.raises(OrientationUnknown, match="--white-at"):
         BoardReader(8, known=Position.start("brazilian")).read(
             render(scene, pos.pieces()).image)
+
+
+def test_a_side_of_the_frame_unlike_the_others_is_not_an_arm():
+    # printed coordinates (or a face turned to the light) change every cell of one side
+    # of the frame alike; an arm reaching in changes a few
+    scene = scene_for(44, size=8, tilt_deg=10.0, markers=False)
+    reader = calibrated_reader(scene)
+    pos = game_position("brazilian", random.Random(5), 20)
+    frame = render(scene, pos.pieces()).image.copy()
+    side = reader.sampler.ring_xy[:, 1] > scene.size / 2
+    cells = reader.sampler.ring_xy[side]
+    for x, y in reader.pose.project(np.column_stack([cells, np.zeros(len(cells))])):
+        cv2.circle(frame, (int(x), int(y)), 7, (200, 90, 40), -1)  # a blue letter each
+    reading = reader.read(frame)
+    assert not reading.hand
+    assert reading.squares == expected(pos, 8)
 
 
 def test_a_hand_over_the_board_makes_squares_unknown_never_wrong():
