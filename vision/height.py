@@ -6,15 +6,16 @@ base's near edge, height x slant long), its top (a chord of the disc), then the 
 again. A king of two men stacked has the same base and twice the wall, and its top lies
 a man's height x slant further away. Each piece's lines are explained both ways, as a man
 and as a king (the board where the board is, the wall and the top each of one colour, the
-piece's place along the view free within its jitter), and it is a king when the king's
-explanation is better by more than any man's ever was at calibration. So a white piece
-on a light square, whose far edge hardly shows there, is told by its far edge over the
-dark squares beside, or by its wall, and a black one, whose wall and top look alike, by
-its far edge over the light squares. Where a man's height x slant is under three profile
-steps (a camera nearly overhead) nothing is told: the crown must.
+piece's place free within its jitter along and across the view, the band just before
+its base left out for its contact shade), and it is a king when the king's explanation
+wins by twice what any man's did at calibration, and never by less than MARGIN. So a
+white piece on a light square, whose far edge hardly shows there, is told by its far
+edge over the dark squares beside, or by its wall, and a black one, whose wall and top
+look alike, by its far edge over the light squares. Where a man's height x slant is
+under MIN_RISE (a camera nearly overhead) nothing is told: the crown must.
 
 The men's radius and height are fitted jointly on the men of a known position, as is the
-noise; the lines near a neighbouring piece are left out of the board's part of the fit.
+noise; the points a neighbouring piece may hide are left out of the fit.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ SIDEWAYS = np.array([-0.05, 0.0, 0.05])  # and across it
 FIT_SHIFTS = np.linspace(-JITTER, JITTER, 13)
 FIT_SIDEWAYS = np.linspace(-0.06, 0.06, 5)
 RADII = np.arange(0.34, 0.4801, STEP)
-BEVELS = (0.0,)  # how much smaller a man's top may be than its base
 HEIGHTS = np.arange(0.08, 0.3601, STEP)
 # the rise a man or a king may show, in men's heights x slant: the set's height is fitted
 # only so well, and the upper man of a stack sits askew
@@ -102,7 +102,7 @@ class StackGeometry:
 
 def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: np.ndarray,
            cap: float, near: np.ndarray, rise: np.ndarray, radius: float,
-           top: float, sideways: np.ndarray) -> np.ndarray:
+           sideways: np.ndarray) -> np.ndarray:
     """Squared misfit of pieces' lines (pieces, lines, len(FINE), 3) for every base
     position `near` (the centre's offset along the view) and wall length `rise` (both
     (pieces, hypotheses)), the best over each piece's offsets across the view: on each
@@ -122,8 +122,7 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
     np.cumsum(fine * free[..., None], axis=2, out=sums[:, :, 1:, 3:])
     sums = sums.reshape(-1, 6)
     across = ACROSS[None, :] - sideways[:, None]  # (sides, lines)
-    base = np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))[None, :, :, None]
-    chord = np.sqrt(np.maximum(top ** 2 - across ** 2, 0.0))[None, :, :, None]
+    chord = np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))[None, :, :, None]
     near = near[:, None, None, :]
     rise = rise[:, None, None, :]
     row = ((np.arange(n)[:, None, None, None] * lines
@@ -133,8 +132,8 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
         return np.take(sums, row + np.clip(np.rint((t - FINE[0]) / STEP).astype(int), 0, P),
                        axis=0)
 
-    a = at(near - base)
-    shade = at(near - base - SHADOW)  # the board just before the base may lie in its shade
+    a = at(near - chord)
+    shade = at(near - chord - SHADOW)  # the board just before the base may lie in its shade
     b = at(near - chord + rise)
     f = at(near + chord + rise)
     end = sums[row + P][..., 0]
@@ -150,13 +149,11 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
 
 @dataclass(frozen=True)
 class StackModel:
-    """A man's radius at its base and at its top (a bevel or a rim makes the top
-    smaller) and its height (squares), the profile's noise (squared colour misfit a
-    point), and by how much (in units of the noise) the king's explanation must win for
-    a king: more than any man's did at calibration."""
+    """A man's radius and height (squares), the profile's noise (squared colour misfit
+    a point), and by how much (in units of the noise) the king's explanation must win
+    for a king: more than any man's did at calibration."""
 
     radius: float
-    top: float
     height: float
     noise: float
     margin: float
@@ -173,25 +170,23 @@ class StackModel:
         # one size and height for the whole set, fitted jointly: a man whose wall and
         # top look alike and whose far edge meets a square of its own colour cannot say
         # its height, and then costs the same whatever it is
-        sizes = [(r, r - bevel) for r in RADII for bevel in BEVELS]
         rise = np.repeat(HEIGHTS, len(FIT_SHIFTS))[None, :] * slant[:, None]  # (men, H x S)
         near = np.broadcast_to(np.tile(FIT_SHIFTS, len(HEIGHTS)), rise.shape)
-        costs = np.stack([_costs(fine, board, free, weight, cap, near, rise, r, t, FIT_SIDEWAYS)
+        costs = np.stack([_costs(fine, board, free, weight, cap, near, rise, r, FIT_SIDEWAYS)
                           .reshape(len(fine), len(HEIGHTS), len(FIT_SHIFTS)).min(axis=2)
-                          for r, t in sizes], axis=1)  # (men, size, height)
+                          for r in RADII], axis=1)  # (men, radius, height)
         total = costs.sum(axis=0)
         misfits = costs.min(axis=(1, 2)) / (fine.shape[1] * len(FINE))
-        size, h = np.unravel_index(int(np.argmin(total)), total.shape)
-        radius, top = sizes[size]
+        r, h = np.unravel_index(int(np.argmin(total)), total.shape)
         steep = slant * MAN_HEIGHT >= MIN_RISE
         height = float(HEIGHTS[h]) if steep.sum() >= 4 else MAN_HEIGHT
         noise = max(float(np.median(misfits)), 1e-4)
-        model = cls(float(radius), float(top), height, noise, 0.0)
+        model = cls(float(RADII[r]), height, noise, 0.0)
         better = model.king_evidence(profiles, slant, board, free, weight)
         tellable = np.isfinite(better)
         # twice the most any man's king explanation won by, and never under MARGIN
         margin = max(MARGIN, 2 * float(better[tellable].max())) if tellable.any() else MARGIN
-        return cls(model.radius, model.top, model.height, model.noise, margin)
+        return cls(model.radius, model.height, model.noise, margin)
 
     def king_evidence(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
                       free: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -214,7 +209,7 @@ class StackModel:
         rise = np.repeat(rises, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
         near = np.broadcast_to(np.tile(SHIFTS, len(rises)), rise.shape)
         costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
-                       self.top, SIDEWAYS)
+                       SIDEWAYS)
         return costs.reshape(len(fine), len(rises), len(SHIFTS)).min(axis=2)
 
     def kings(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
@@ -223,7 +218,7 @@ class StackModel:
         better = self.king_evidence(profiles, slant, board, free, weight)
         return np.nan_to_num(better, nan=-np.inf) > self.margin
 
-    FIELDS = ("radius", "top", "height", "noise", "margin")
+    FIELDS = ("radius", "height", "noise", "margin")
 
     def to_dict(self) -> dict:
         return {name: round(float(getattr(self, name)), 7) for name in self.FIELDS}

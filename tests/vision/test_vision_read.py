@@ -211,5 +211,5 @@ def test_stacks_from_overhead_read_as_men():
 
 def test_a_stack_model_from_an_older_calibration_is_not_used():
     assert StackModel.from_dict({"base": 0.8, "height": 0.2, "noise": 0.05}) is None
-    model = StackModel(0.43, 0.42, 0.2, 0.05, 60.0)
+    model = StackModel(0.43, 0.2, 0.05, 60.0)
     assert StackModel.from_dict(model.to_dict()) == model
