@@ -12,6 +12,10 @@ class BoardNotFound(VisionError):
     """No board in the frame; the message says why (too small, no checker pattern...)."""
 
 
+class BoardOfAnotherSize(BoardNotFound):
+    """The squares in view make a board of another size than the variant's."""
+
+
 class SourceError(VisionError):
     """A frame source that cannot be opened or read (bad path, unreadable image, camera)."""
 

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from .corners import Lattice, _apply
-from .errors import BoardNotFound
+from .errors import BoardNotFound, BoardOfAnotherSize
 
 REACH = 3  # cells looked at beyond the corners found, on each side
 GRID = np.linspace(-0.3, 0.3, 4)
@@ -141,11 +141,11 @@ def _check_size(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> 
     span = len(support)  # corner lines found
     if off >= 2:
         size = n - off
-        raise BoardNotFound(f"the squares in view make a board of about {size}x{size}, "
+        raise BoardOfAnotherSize(f"the squares in view make a board of about {size}x{size}, "
                             f"not {n}x{n}: check --variant")
     if span - (n - 1) >= 2:
         strong = support >= max(2, 0.5 * np.median(support))
         if strong.sum() - (n - 1) >= 2:
             size = int(strong.sum()) + 1
-            raise BoardNotFound(f"the squares in view make a board of about {size}x{size}, "
+            raise BoardOfAnotherSize(f"the squares in view make a board of about {size}x{size}, "
                                 f"not {n}x{n}: check --variant")

@@ -26,7 +26,7 @@ from damas.calibration.camera import Intrinsics
 from . import markers as marker_defs
 from .board import BoardPose
 from .corners import Lattice, _apply, find_corners, fit_lattice
-from .errors import BoardNotFound
+from .errors import BoardNotFound, BoardOfAnotherSize
 from .extent import find_extent
 from .fit import checker_corners, fit_camera, refine_nodes
 
@@ -145,11 +145,13 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
     corners = find_corners(small)
     lattice = fit_lattice(corners, int(0.8 * (size - 1) ** 2))
     problem = "no checker of squares in view"
+    other_size = False
     if lattice is not None and len(lattice.points) >= max(6, (size - 1) ** 2 // 8):
         try:
             return _from_lattice(image, gray, s, lattice, size, intrinsics, use_markers)
         except BoardNotFound as e:
             problem = str(e)
+            other_size = isinstance(e, BoardOfAnotherSize)
     elif lattice is not None:
         problem = (f"only {len(lattice.points)} square corners found in a row: is the "
                    "whole board in view, the light and focus good?")
@@ -157,9 +159,16 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
         found = marker_defs.find(gray)
         outline = marker_defs.outline(found)
         if outline is not None:
-            return _from_outline(image, gray, outline, size, intrinsics,
-                                 marker_defs.ours(found))
-    raise BoardNotFound(f"no {size}x{size} board found: {problem}")
+            found_in = _from_outline(image, gray, outline, size, intrinsics,
+                                     marker_defs.ours(found))
+            # where the squares said another size (pieces may hide corners, markers may
+            # frame a board of any size) the markers' grid must explain most corners: the
+            # right one finds nearly all on an empty board and three quarters on a start
+            # position turned 45 degrees, one of the wrong size inside them under two thirds
+            if not other_size or found_in.corners_used >= 0.7 * (size - 1) ** 2:
+                return found_in
+    error = BoardOfAnotherSize if other_size else BoardNotFound
+    raise error(f"no {size}x{size} board found: {problem}")
 
 
 def _from_lattice(image, gray, s, lattice: Lattice, n: int,

@@ -103,13 +103,16 @@ def test_bad_input_is_a_one_line_error(tmp_path, capsys, make, args, message):
     assert message in err and "Traceback" not in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("drawn,asked", [("brazilian", "international"),
-                                         ("international", "brazilian")])
-def test_an_empty_board_read_as_another_variant_says_so(tmp_path, capsys, drawn, asked):
+@pytest.mark.parametrize("drawn,asked,markers", [
+    ("brazilian", "international", "--no-markers"), ("international", "brazilian", "--no-markers"),
+    # markers frame a board of any size: they must not make it the size asked for
+    ("brazilian", "international", "--markers"), ("international", "brazilian", "--markers")])
+def test_an_empty_board_read_as_another_variant_says_so(tmp_path, capsys, drawn, asked,
+                                                        markers):
     # an empty board read as a board of the other size: one line, status 2
     path = tmp_path / "empty.png"
     assert main(["render", "--variant", drawn, "--fen", "W:W:B", "--out", str(path),
-                 "--seed", "4", "--tilt", "15", "--no-markers"]) == 0
+                 "--seed", "4", "--tilt", "15", markers]) == 0
     capsys.readouterr()
     assert main(["read", str(path), "--variant", asked]) == 2
     err = capsys.readouterr().err
