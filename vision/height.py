@@ -20,7 +20,7 @@ noise; the points a neighbouring piece may hide are left out of the fit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -181,12 +181,13 @@ class StackModel:
         steep = slant * MAN_HEIGHT >= MIN_RISE
         height = float(HEIGHTS[h]) if steep.sum() >= 4 else MAN_HEIGHT
         noise = max(float(np.median(misfits)), 1e-4)
-        model = cls(float(RADII[r]), height, noise, 0.0)
+        model = cls(float(RADII[r]), height, noise, MARGIN)
         better = model.king_evidence(profiles, slant, board, free, weight)
         tellable = np.isfinite(better)
+        if not tellable.any():
+            return model
         # twice the most any man's king explanation won by, and never under MARGIN
-        margin = max(MARGIN, 2 * float(better[tellable].max())) if tellable.any() else MARGIN
-        return cls(model.radius, model.height, model.noise, margin)
+        return replace(model, margin=max(MARGIN, 2 * float(better[tellable].max())))
 
     def king_evidence(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
                       free: np.ndarray, weight: np.ndarray) -> np.ndarray:

@@ -236,7 +236,9 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     of show what this set's empty and occupied squares look like (in the model's
     features), and the unsure ones are told by which they resemble. A set the model
     never saw is mostly read sure enough for this, the rest by likeness within the
-    photo; with fewer than three sure squares of either kind nothing changes."""
+    photo. With eight sure empty squares or more and under three sure pieces the empty
+    ones alone tell (`_only_empties`); otherwise, with fewer than three sure squares of
+    either kind, nothing changes."""
     if features is None:
         return p_empty
     f = features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
