@@ -153,10 +153,11 @@ def decode(text: str, variant: Variant | None = None) -> Message:
                 setup = _position(variant, pieces, _colour(text[43]))
             elif text[42:43] != "A" or len(text) != 43:
                 raise ValueError("setup flag is neither A (43 characters) nor B")
-            return GameRequest(text[3:35].rstrip(), _colour(text[35]), _int(text[36:39], 3),
+            # the name is padded with spaces: only those are the padding (a tab is the name's)
+            return GameRequest(text[3:35].rstrip(" "), _colour(text[35]), _int(text[36:39], 3),
                                _int(text[39:42], 3), setup, _int(text[1:3], 2))
         if kind == "A":
-            return GameAccept(text[1:33].rstrip(), _int(text[33], 1))
+            return GameAccept(text[1:33].rstrip(" "), _int(text[33], 1))
         if kind == "M":
             n = _int(text[9:11], 2)
             if len(text) != 11 + 2 * n:

@@ -56,6 +56,13 @@ def test_every_message_round_trips():
         assert roundtrip(msg) == msg
 
 
+@pytest.mark.parametrize("text", ["R01damas        C             \t    Z005050A",
+                                  "A" + "Kingsrow\t".ljust(32) + "0"])
+def test_a_name_is_read_exactly_up_to_its_space_padding(text):
+    # found by the fuzz test: other whitespace at a name's end is the name's own
+    assert encode(decode(text, INTL))[:-1] == text.encode("ascii")
+
+
 @given(st.integers(0, 400), st.sampled_from(list(Color)))
 def test_move_numbers_and_plies_are_inverse(ply, start):
     colour = Color((int(start) + ply) % 2)
