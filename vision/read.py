@@ -237,7 +237,9 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     features), and the unsure ones are told by which they resemble. A set the model
     never saw is mostly read sure enough for this, the rest by likeness within the
     photo. With eight sure empty squares or more and under three sure pieces the empty
-    ones alone tell (`_only_empties`); otherwise, with fewer than three sure squares of
+    ones alone tell (`_only_empties`); with eight sure pieces or more and under three
+    sure empty squares, the unsure squares unlike every sure piece stand in for the
+    empty ones (`_unlike_every_piece`); otherwise, with fewer than three sure squares of
     either kind, nothing changes."""
     if features is None:
         return p_empty
@@ -246,6 +248,8 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     empty, occupied = confident & (p_empty >= 0.5), confident & (p_empty < 0.5)
     if empty.sum() >= 8 and occupied.sum() < 3:
         return _only_empties(p_empty, f, empty)
+    if empty.sum() < 3 and occupied.sum() >= 8:
+        empty = _unlike_every_piece(f, confident, occupied)
     if empty.sum() < 3 or occupied.sum() < 3:
         return p_empty
     x = f @ (f[empty].mean(axis=0) - f[occupied].mean(axis=0))  # along empty - occupied
@@ -256,16 +260,32 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     return 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
 
 
+def _unlike_every_piece(f: np.ndarray, confident: np.ndarray,
+                        occupied: np.ndarray) -> np.ndarray:
+    """A photo with many pieces the model is sure of and no empty square it is sure of
+    (dark men on dark squares in a flat light): the unsure squares that look like no
+    sure piece at all, by far more than the sure pieces differ among themselves, stand
+    in for the empty squares."""
+    likeness = f @ f[occupied].T
+    likeness[np.nonzero(occupied)[0], np.arange(int(occupied.sum()))] = -1  # not itself
+    nearest = likeness.max(axis=1)
+    typical = float(np.median(nearest[occupied]))
+    spread = 1.4826 * float(np.median(np.abs(nearest[occupied] - typical))) + 1e-3
+    return ~confident & (nearest < typical - 4 * spread)
+
+
 def _only_empties(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray) -> np.ndarray:
     """A photo with empty squares the model is sure of and next to no piece it is sure
     of (a board before the pieces are set out): an unsure square is empty when it looks
     like those empty squares as closely as they look like each other (within four of
-    their robust spreads); anything else stays as the model said."""
+    their robust spreads, or half as far again as the least alike of them);
+    anything else stays as the model said."""
     centre = f[empty].mean(axis=0)
     likeness = f @ (centre / np.linalg.norm(centre))
     typical = float(np.median(likeness[empty]))
     spread = 1.4826 * float(np.median(np.abs(likeness[empty] - typical))) + 1e-3
-    alike = likeness >= typical - 4 * spread
+    reach = max(4 * spread, 1.5 * (typical - float(likeness[empty].min())))
+    alike = likeness >= typical - reach
     return np.where(alike, np.maximum(p_empty, 0.95), p_empty)
 
 

@@ -41,6 +41,30 @@ def test_a_board_with_no_sure_piece_tells_its_unsure_squares_by_the_empty_ones()
     assert np.array_equal(p[:12], p_empty[:12])
 
 
+def test_an_unsure_empty_square_as_unlike_as_the_least_alike_sure_one_is_empty():
+    rng = np.random.default_rng(6)
+    features = features_of("e" * 12 + "ep", rng, spread=0.005)
+    # one sure empty square stands off the others (a glint), as far as an unsure one
+    features[0] += np.array([0.0, 0.12, 0.0, 0.0])
+    features[12] += np.array([0.0, 0.0, 0.0, 0.12])
+    p_empty = np.array([0.97] * 12 + [0.6, 0.6])
+    p = learn_from_the_photo(p_empty, features)
+    assert p[12] >= 0.95
+    assert p[13] == 0.6  # a piece is still far beyond the reach of the empty squares
+
+
+def test_a_board_with_no_sure_empty_square_tells_them_by_being_unlike_every_piece():
+    rng = np.random.default_rng(7)
+    # dark men on dark squares in a flat light: the model sure of the pieces only
+    kinds = "p" * 12 + "eeee" + "p"
+    features = features_of(kinds, rng, spread=0.02)
+    p_empty = np.array([0.03] * 12 + [0.5, 0.4, 0.6, 0.3] + [0.45])
+    p = learn_from_the_photo(p_empty, features)
+    assert (p[12:16] > 0.9).all()  # unlike every piece: empty
+    assert p[16] < 0.5  # an unsure piece looks like the sure ones: not made empty
+    assert (p[:12] < 0.1).all()
+
+
 def test_two_colours_of_one_lightness_split_by_hue_though_a_crown_is_lighter():
     rng = np.random.default_rng(4)
     purple = [[-0.95, 0.10, -0.07]] * 4
