@@ -54,10 +54,12 @@ def cell_colours(image_bgr: np.ndarray, H: np.ndarray, a_range: np.ndarray,
     return means.reshape(len(b_range), len(a_range), 3)
 
 
-def _line_scores(likeness: np.ndarray, plain: np.ndarray) -> np.ndarray:
+def _line_scores(likeness: np.ndarray, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per line (row of the arrays): how much the other parity differs from the plain
-    colour beyond how much the plain parity does. ~1 on the board, ~0 off it."""
+    colour beyond how much the plain parity does (~1 on the board, ~0 off it), and how
+    much the plain parity itself does (~0 on the board)."""
     scores = np.zeros(likeness.shape[0])
+    plain_off = np.ones(likeness.shape[0])
     for k in range(likeness.shape[0]):
         lp, lq = likeness[k][plain[k]], likeness[k][~plain[k]]
         lp, lq = lp[np.isfinite(lp)], lq[np.isfinite(lq)]
@@ -65,7 +67,8 @@ def _line_scores(likeness: np.ndarray, plain: np.ndarray) -> np.ndarray:
             scores[k] = -1.0  # off the image
             continue
         scores[k] = float(np.median(lq) - np.median(lp))
-    return scores
+        plain_off[k] = float(np.median(lp))
+    return scores, plain_off
 
 
 def _window(cells: np.ndarray, support: np.ndarray, n: int) -> int:
@@ -116,28 +119,52 @@ def find_extent(image_bgr: np.ndarray, lattice: Lattice, n: int) -> Extent:
         raise BoardNotFound("the squares found do not alternate light and dark")
     likeness = np.linalg.norm(cells - m_plain, axis=2) / contrast
     plain = parity == plain_parity
-    rows = _line_scores(likeness, plain)  # lines of constant b
-    cols = _line_scores(likeness.T, plain.T)  # lines of constant a
+    rows, rows_plain = _line_scores(likeness, plain)  # lines of constant b
+    cols, cols_plain = _line_scores(likeness.T, plain.T)  # lines of constant a
     support_a = np.bincount(lattice.ij[:, 0], minlength=span[0] + 1)
     support_b = np.bincount(lattice.ij[:, 1], minlength=span[1] + 1)
     a0 = _window(cols, support_a, n)
     b0 = _window(rows, support_b, n)
-    _check_size(cols, a0, support_a, n)
-    _check_size(rows, b0, support_b, n)
+    # a row of light men on the dark squares looks like a plain line off the board;
+    # where the other axis shows exactly n lines of board, that row is still board
+    _check_size(cols, a0, support_a, n, cols_plain if _exactly(rows, b0, support_b, n)
+                else None)
+    _check_size(rows, b0, support_b, n, rows_plain if _exactly(cols, a0, support_a, n)
+                else None)
     return Extent(a0, b0, (cols, rows))
 
 
-def _check_size(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> None:
+def _board_like(scores: np.ndarray, support: np.ndarray) -> np.ndarray:
+    core = np.median(scores[REACH: REACH + len(support) - 1])
+    return scores >= 0.35 * core
+
+
+def _exactly(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> bool:
+    """True when the window's n lines all look like the board and the lines either side
+    of it, in view, do not: the board's size shown along this axis."""
+    like = _board_like(scores, support)
+    inside = like[first + REACH: first + REACH + n]
+    before, after = first + REACH - 1, first + REACH + n
+    ends = [k for k in (before, after) if 0 <= k < len(scores) and scores[k] > -1]
+    return bool(len(inside) == n and inside.all() and len(ends) == 2
+                and not any(like[k] for k in ends))
+
+
+def _check_size(scores: np.ndarray, first: int, support: np.ndarray, n: int,
+                plain_off: np.ndarray | None = None) -> None:
     """A board of another size than asked for (a wrong --variant) shows as lines of
     the window with no corner found and squares unlike the board's (too small a board),
-    or as many corner lines beyond the window (too big a board)."""
-    core = np.median(scores[REACH: REACH + len(support) - 1])
+    or as many corner lines beyond the window (too big a board). With `plain_off`, a
+    line whose plain squares are the board's plain colour is not counted as off."""
     few = max(2.0, 0.25 * float(np.median(support)))  # a stray corner or two
+    like = _board_like(scores, support)
     off = 0
     for k in range(n):  # cell line first + k, between corner lines first + k and + k + 1
         lines = [first + k + d for d in (0, 1) if 1 <= k + d <= n - 1]
         bare = all(not (0 <= c < len(support)) or support[c] <= few for c in lines)
-        off += bare and scores[first + k + REACH] < 0.35 * core
+        line = first + k + REACH
+        plain_there = plain_off is not None and plain_off[line] < 0.35
+        off += bare and not like[line] and not plain_there
     span = len(support)  # corner lines found
     if off >= 2:
         size = n - off

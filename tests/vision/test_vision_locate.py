@@ -40,6 +40,18 @@ def test_grid_lands_on_the_squares(seed, fixed):
     assert found.oriented == scene.markers
 
 
+@pytest.mark.parametrize("seed,scheme", [(4, "bw"), (6, "wood"), (10, "bw")])
+def test_a_start_position_at_44_degrees_with_a_frame_of_the_dark_colour_is_found(seed, scheme):
+    # the far rows of light men hide their corners and look like the light squares, as
+    # a frame or table would: the other axis, ten lines of board between two of frame,
+    # says the board is ten squares long
+    scene = scene_for(seed, size=10, tilt_deg=44, markers=False, scheme=scheme,
+                      rotation_deg=100)
+    shot = render(scene, Position.start("international").pieces())
+    found = locate(shot.image, 10)
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
+
+
 def test_markers_fix_where_white_sits():
     scene = scene_for(21, markers=True, tilt_deg=30.0, size=10)
     shot = render(scene, Position.start("international").pieces())
