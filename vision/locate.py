@@ -8,7 +8,9 @@
    marker bits).
 4. Every inner corner of the playing area is refined to sub-pixel at full resolution and
    a camera (pose, and without calibration the lens too) is fitted to them (`fit`).
-5. Which parity is dark: the darker of the two parities' most even cells.
+5. Square corners along the playing area's own edge on two sides or more: a bigger
+   board than asked for (`_check_edges`).
+6. Which parity is dark: the darker of the two parities' most even cells.
 Markers (`markers`) are looked for only when the squares alone do not give the board,
 and to tell White's side when their ids say it.
 """
@@ -178,8 +180,28 @@ def _from_lattice(image, gray, s, lattice: Lattice, n: int,
     L = _lattice_to_world(lattice.H, extent.a0, extent.b0, n)
     world_to_pixels = scale @ lattice.H @ np.linalg.inv(L)
     pose, used = _pose_from_nodes(image, gray, world_to_pixels, n, intrinsics, "grid")
+    _check_edges(gray, pose)
     seen = marker_defs.ours(marker_defs.find(gray)) if use_markers else {}
     return _finish(image, pose, used, seen)
+
+
+def _check_edges(gray: np.ndarray, pose: BoardPose) -> None:
+    """Square corners along the playing area's own edge mean the checker goes on past
+    it. On two sides or more, the board is bigger than asked for (a 10x10 board far off
+    at a slant may show too few corners for the extent to tell); one side may carry an
+    extra row of the pattern (a printed margin)."""
+    n = pose.size
+    inner = np.arange(1, n) - n / 2
+    edge = n / 2
+    sides = [np.column_stack([inner, np.full(n - 1, y)]) for y in (-edge, edge)]
+    sides += [np.column_stack([np.full(n - 1, x), inner]) for x in (-edge, edge)]
+
+    def project(xy):
+        return pose.project(np.column_stack([xy, np.zeros(len(xy))]))
+    crossed = sum(refine_nodes(gray, project, side)[1].sum() >= (n - 1) / 2 for side in sides)
+    if crossed >= 2:
+        raise BoardOfAnotherSize(f"the squares go on past the {n}x{n} area on {crossed} "
+                                 "sides: the board is bigger, check --variant")
 
 
 

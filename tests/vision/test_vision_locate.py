@@ -8,7 +8,7 @@ from vision_helpers import VARIANT, centre_error, game_position, scene_for, trut
 
 from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
 from damas.rules import Position
-from damas.vision.errors import BoardNotFound
+from damas.vision.errors import BoardNotFound, BoardOfAnotherSize
 from damas.vision.locate import locate
 from damas.vision.render import render
 
@@ -48,6 +48,17 @@ def test_a_start_position_at_44_degrees_with_a_frame_of_the_dark_colour_is_found
     scene = scene_for(seed, size=10, tilt_deg=44, markers=False, scheme=scheme,
                       rotation_deg=100)
     shot = render(scene, Position.start("international").pieces())
+    found = locate(shot.image, 10)
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
+
+
+def test_a_big_board_far_off_at_a_slant_is_not_taken_for_a_small_one():
+    # a 10x10 board at 43°: its far corners too small to join the lattice, which then
+    # spans no more than 8x8 would; the corners on the 8x8 area's edges say it goes on
+    scene = scene_for(22, size=10, tilt_deg=random.Random(22).uniform(0, 45))
+    shot = render(scene, {})
+    with pytest.raises(BoardOfAnotherSize, match="check --variant"):
+        locate(shot.image, 8)
     found = locate(shot.image, 10)
     assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
 
