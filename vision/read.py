@@ -269,9 +269,14 @@ def _unlike_every_piece(f: np.ndarray, confident: np.ndarray,
     likeness = f @ f[occupied].T
     likeness[np.nonzero(occupied)[0], np.arange(int(occupied.sum()))] = -1  # not itself
     nearest = likeness.max(axis=1)
-    typical = float(np.median(nearest[occupied]))
-    spread = 1.4826 * float(np.median(np.abs(nearest[occupied] - typical))) + 1e-3
+    typical, spread = _robust(nearest[occupied])
     return ~confident & (nearest < typical - 4 * spread)
+
+
+def _robust(values: np.ndarray) -> tuple[float, float]:
+    """(median, spread from the median absolute deviation, never zero)."""
+    typical = float(np.median(values))
+    return typical, 1.4826 * float(np.median(np.abs(values - typical))) + 1e-3
 
 
 def _only_empties(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray) -> np.ndarray:
@@ -282,8 +287,7 @@ def _only_empties(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray) -> np.n
     anything else stays as the model said."""
     centre = f[empty].mean(axis=0)
     likeness = f @ (centre / np.linalg.norm(centre))
-    typical = float(np.median(likeness[empty]))
-    spread = 1.4826 * float(np.median(np.abs(likeness[empty] - typical))) + 1e-3
+    typical, spread = _robust(likeness[empty])
     reach = max(4 * spread, 1.5 * (typical - float(likeness[empty].min())))
     alike = likeness >= typical - reach
     return np.where(alike, np.maximum(p_empty, 0.95), p_empty)
