@@ -258,11 +258,14 @@ class BoardReader:
         self.guessed_side = True
         return candidates[0]
 
-    def _learn(self, frame) -> ColourModel:
+    def _learn(self, frame) -> ColourModel | None:
+        """The set's colour model from a frame of the known position or of the start
+        position; None for a frame of any other position (a set never seen, oriented by
+        its markers): three clusters of colour guessed on it would take a crowned king
+        for the other colour, or one colour for two, so the occupancy model reads it."""
         _, sampler = self._located()
         samples = sampler.sample(frame)
         light = fit_light(samples.light, sampler.light_xy, self.size)
-        men_known = True  # are all pieces in `labels` known to be men (or known kings)?
         if self.known is not None:
             labels = position_labels(self.known)
             feats = body_features(samples, light, sampler)
@@ -270,9 +273,10 @@ class BoardReader:
             labels, feats = guess_labels(samples, sampler)
             # a start position in view: trust its layout over the clustering
             start = start_labels(self.size)
-            men_known = sum(a != b for a, b in zip(labels, start, strict=True)) <= 2
-            if men_known:
-                labels = start
+            if sum(a != b for a, b in zip(labels, start, strict=True)) > 2:
+                self.unseen_set = True
+                return None
+            labels = start
         walls = wall_features(samples, light, sampler)
         model = ColourModel.learn([(feats, labels), (walls, labels)], light.spread)
         # a crown must stand out from men's tops further than any did here, twice over
@@ -282,14 +286,12 @@ class BoardReader:
             s for s, v in self.known.pieces().items() if v.isupper()}
         scores = [crown_score(crowns[i], CLASSES.index(lab), model)
                   for i, lab in enumerate(labels) if lab != "e" and i + 1 not in kings]
-        if scores and men_known:  # (among pieces of unknown rank, kings would count)
+        if scores:
             model.crown_limit = max(KING_D2, 2.0 * max(scores))
-        if men_known:
-            # only men teach a man's height
-            men = np.array([i for i, lab in enumerate(labels)
-                            if lab != "e" and i + 1 not in kings], int)
-            self.stack = StackModel.fit(*stack_view(samples, light, sampler, labels, model,
-                                                    men))
+        # only men teach a man's height
+        men = np.array([i for i, lab in enumerate(labels)
+                        if lab != "e" and i + 1 not in kings], int)
+        self.stack = StackModel.fit(*stack_view(samples, light, sampler, labels, model, men))
         return model
 
     # --- frames -----------------------------------------------------------------------

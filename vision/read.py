@@ -31,7 +31,12 @@ from .occupancy import OccupancyModel
 from .patches import SIDE, SPAN, BoardPatches, normalise
 
 SURE = 0.8  # the least probability a reading is given for (else `?`)
-KING_SURE = 0.7  # the least probability of a crown or a stack to call a piece a king
+# a king's odds of a crown or a stack against its photo's men's (the dev photos' men
+# stand out by up to e^2.7, the renderer's crowned kings by e^3 and more)
+KING_ODDS = float(np.exp(3.0))
+KING_FLOOR = 0.3  # and never a king below this probability
+KING_PEERS = 6  # pieces for their median to tell what the set's men look like
+KING_PRIOR = 0.05  # else a man's probability of a crown or a stack
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,7 @@ class Observation:
     lean: np.ndarray  # (playing,) displacement of a point one square high
     motion: np.ndarray  # a coarse copy of the patches, for the settle detector
     features: np.ndarray | None = None  # (playing, F) the model's features
+    rims: np.ndarray | None = None  # (playing, 3) normalised colour round each top's rim
 
 
 class SquareReader:
@@ -128,10 +134,10 @@ class SquareReader:
         # a plain square is read as an empty square of its own colour would be
         plain = normalise(raw[k:], light_ref, dark_ref)
         probs, shift, features = self.model(np.concatenate([playing, plain]))
-        tops = top_colours(playing, shift[:k])
+        tops, rims = top_colours(playing, shift[:k])
         motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
         return Observation(probs[:k], shift[:k], tops, probs[k:], self.lean,
-                           motion.reshape(-1), features[:k])
+                           motion.reshape(-1), features[:k], rims)
 
 
 _PX = SIDE / SPAN  # patch pixels a square
@@ -140,27 +146,43 @@ _DISC = np.array([(dy, dx) for dy in range(-2, 3) for dx in range(-2, 3)
 _ALONG = np.linspace(0, 1, 5)
 
 
-def top_colours(patches: np.ndarray, shift: np.ndarray) -> np.ndarray:
+_RIM = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+_RIM_RADIUS = 0.27 * _PX  # inside a man's top, outside most crowns and stickers
+
+
+def top_colours(patches: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Median normalised colour of each piece, from its base up to its top (the top,
-    and the wall of a tall piece seen from the side, are the piece's own colour)."""
+    and the wall of a tall piece seen from the side, are the piece's own colour); and
+    round its top's rim, for a king (a crown or a sticker on the top's middle is not)."""
     centre = SIDE // 2
     up = np.clip(shift, 0, 0.8) * _PX
     rows = np.round(centre - up[:, None] * _ALONG[None]).astype(int)  # (N, along)
     r = np.clip(rows[:, :, None] + _DISC[None, None, :, 0], 0, SIDE - 1).reshape(len(rows), -1)
     c = np.clip(centre + _DISC[:, 1], 0, SIDE - 1)
     c = np.broadcast_to(np.tile(c, len(_ALONG)), r.shape)
-    picked = patches[np.arange(len(patches))[:, None], r, c]
-    return np.median(picked, axis=1).astype(np.float32)
+    rim_r = np.clip(np.round((centre - up)[:, None] + _RIM_RADIUS * np.sin(_RIM)[None]),
+                    0, SIDE - 1).astype(int)
+    rim_c = np.broadcast_to(np.clip(np.round(centre + _RIM_RADIUS * np.cos(_RIM)),
+                                    0, SIDE - 1).astype(int), rim_r.shape)
+    each = np.arange(len(patches))[:, None]
+    return (np.median(patches[each, r, c], axis=1).astype(np.float32),
+            np.median(patches[each, rim_r, rim_c], axis=1).astype(np.float32))
 
 
 # --- decisions ---------------------------------------------------------------------------
+
+COLOUR_WEIGHTS = np.array([1.0, 1.5, 1.5])  # lightness varies with shading more than hue
+# the least variance of a colour in a group: the tops are medians of a few pixels, so
+# quantised, and a lower floor lets a split of one colour into two "explain" its steps
+FLOOR_VAR = 0.05 ** 2
+
 
 def _bic(x: np.ndarray, groups: list[np.ndarray]) -> float:
     """BIC of a mixture of diagonal Gaussians, one per group (lower is better)."""
     n, d = x.shape
     ll = 0.0
     for g in groups:
-        var = np.maximum(g.var(axis=0), 1e-4) if len(g) > 1 else np.full(d, 1e-2)
+        var = np.maximum(g.var(axis=0), FLOOR_VAR) if len(g) > 1 else np.full(d, 1e-2)
         ll += -0.5 * float(((g - g.mean(axis=0)) ** 2 / var).sum()
                            + len(g) * (np.log(2 * np.pi * var).sum()))
         ll += len(g) * np.log(len(g) / n)
@@ -174,8 +196,7 @@ def split_colours(tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the playing squares' colour halfway to the plain squares'."""
     if len(tops) == 0:
         return np.zeros(0), np.zeros(0)
-    weights = np.array([1.0, 1.5, 1.5])  # lightness varies with shading more than hue
-    x = tops * weights
+    x = tops * COLOUR_WEIGHTS
     labels = None
     if len(x) >= 4:
         # split by the whole colour, or by hue alone: a crown or a shaded side spreads
@@ -308,11 +329,9 @@ def decide(obs: Observation, size: int) -> Reading:
         bad = plain[covered]
         near_cover = (np.linalg.norm(dark[:, None] - bad[None], axis=2) < 1.6).any(axis=1)
     idx = np.nonzero(occupied)[0]
-    p_white, sure_colour = split_colours(obs.tops[idx])
-    # a king: a crowned piece, or two men stacked, beyond a reasonable doubt (the rare
-    # class is the one a model over-calls on a set it never saw)
-    king_p = obs.probs[idx, 2:].sum(axis=1)
-    kings = (king_p >= KING_SURE) & (king_p > obs.probs[idx, 1])
+    kings = _kings(obs.probs[idx, 2:].sum(axis=1))
+    p_white, sure_colour = _piece_colours(obs.tops[idx], None if obs.rims is None
+                                          else obs.rims[idx], kings)
     squares: dict[int, str] = {}
     confidence: dict[int, float] = {}
     for sq in range(1, len(p_empty) + 1):
@@ -326,6 +345,59 @@ def decide(obs: Observation, size: int) -> Reading:
         if confidence[sq] < (0.99 if near_cover[sq - 1] else SURE):
             squares[sq], confidence[sq] = "?", 0.0
     return Reading(size, squares, confidence, hand=hand)
+
+
+def _piece_colours(tops: np.ndarray, rims: np.ndarray | None,
+                   kings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P(white), certainty) per piece. The men split into colours by their tops; a
+    crowned king's top is mostly crown, so it takes the colour of the men whose rims
+    its rim is nearest (or, far from the men of a lone colour, the other one)."""
+    if rims is None or not kings.any():
+        return split_colours(tops)
+    if kings.all():
+        return split_colours(rims)
+    p_white, certainty = np.empty(len(tops)), np.empty(len(tops))
+    men = ~kings
+    p_white[men], certainty[men] = split_colours(tops[men])
+    white = p_white[men] >= 0.5
+    groups = {colour: rims[men][white == colour] * COLOUR_WEIGHTS for colour in (True, False)}
+    for i in np.nonzero(kings)[0]:
+        p_white[i], certainty[i] = _king_colour(rims[i] * COLOUR_WEIGHTS, groups)
+    return p_white, certainty
+
+
+def _king_colour(rim: np.ndarray, groups: dict[bool, np.ndarray]) -> tuple[float, float]:
+    """(P(white), certainty) of a king by its rim against the men's rims of each colour."""
+    near = {white: float(np.linalg.norm(g - rim, axis=1).min())
+            for white, g in groups.items() if len(g)}
+    if len(near) == 2:
+        clear = abs(near[True] - near[False]) > 0.1
+        return float(near[True] < near[False]), 1.0 if clear else 0.5
+    (white, distance), = near.items()
+    men = groups[white]
+    spread = float(np.linalg.norm(men - np.median(men, axis=0), axis=1).max()) \
+        if len(men) > 1 else 0.0
+    same = distance <= max(2 * spread, 0.3)
+    return float(white == same), 1.0 if same else 0.9
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+def _kings(king_p: np.ndarray) -> np.ndarray:
+    """Which pieces are kings, from P(crowned or stacked) per piece. The rare class is
+    the one a model over-calls on a set it never saw, and how much a set's men look
+    crowned varies (carved rings, a glossy top): a king must stand out from the men of
+    its own photo, its odds KING_ODDS times theirs (the median piece's, most pieces
+    being men; a fixed low prior with under KING_PEERS pieces), and never under KING_FLOOR."""
+    if len(king_p) == 0:
+        return np.zeros(0, bool)
+    odds = _logit(king_p)
+    typical = float(np.median(odds)) if len(odds) >= KING_PEERS else float(_logit(
+        np.array(KING_PRIOR))[()])
+    return (odds >= typical + np.log(KING_ODDS)) & (king_p >= KING_FLOOR)
 
 
 def _centres(size: int) -> np.ndarray:

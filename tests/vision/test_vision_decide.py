@@ -3,7 +3,7 @@ its unsure squares, and how the pieces' colours split."""
 
 import numpy as np
 
-from damas.vision.read import learn_from_the_photo, split_colours
+from damas.vision.read import _kings, _piece_colours, learn_from_the_photo, split_colours
 
 
 def features_of(kinds, rng, spread=0.05):
@@ -82,3 +82,42 @@ def test_one_colour_stays_one_group():
     tops = np.array([[0.2, 0.05, 0.05]] * 10) + rng.normal(0, 0.02, (10, 3))
     p_white, _ = split_colours(tops)
     assert len(set(p_white.round(3))) == 1
+
+
+def test_one_colour_in_steps_of_its_pixels_stays_one_group():
+    # tops are medians of a few pixels: a single colour comes in a few quantised steps
+    # (fifteen black men on a green board, as read from a rendered frame)
+    tops = np.array([
+        [-0.561, 0.243, -0.159], [-0.571, 0.265, -0.19], [-0.571, 0.243, -0.169],
+        [-0.561, 0.243, -0.159], [-0.561, 0.265, -0.19], [-0.571, 0.243, -0.159],
+        [-0.571, 0.243, -0.159], [-0.561, 0.243, -0.159], [-0.571, 0.265, -0.18],
+        [-0.561, 0.243, -0.159], [-0.561, 0.243, -0.159], [-0.561, 0.243, -0.159],
+        [-0.582, 0.265, -0.19], [-0.561, 0.265, -0.19], [-0.571, 0.243, -0.169]])
+    p_white, certainty = split_colours(tops)
+    assert len(set(p_white.round(3))) == 1 and (certainty > 0.9).all()
+
+
+def test_a_king_stands_out_from_the_men_of_its_own_photo():
+    # men whose tops look a little crowned (carved rings): not a king at 0.75
+    carved = np.array([0.16, 0.2, 0.25, 0.12, 0.3, 0.18, 0.22, 0.75])
+    assert not _kings(carved).any()
+    # men with plain tops: a crown at 0.4 stands out
+    plain = np.array([0.02, 0.03, 0.02, 0.04, 0.03, 0.05, 0.02, 0.4])
+    assert list(_kings(plain)) == [False] * 7 + [True]
+    # too few pieces to tell what a man looks like: a fixed prior, never under 0.3
+    assert list(_kings(np.array([0.25, 0.6]))) == [False, True]
+
+
+def test_a_crowned_king_takes_the_colour_of_the_men_its_rim_is_like():
+    dark, light, gilt = [-0.68, -0.14, -0.27], [0.9, 0.0, 0.07], [0.45, -0.1, 0.2]
+    tops = np.array([dark] * 5 + [light] * 3 + [gilt])
+    rims = tops.copy()
+    rims[-1] = [-0.62, -0.12, -0.25]  # round the gilt crown, the king's own colour
+    kings = np.array([False] * 8 + [True])
+    p_white, certainty = _piece_colours(tops, rims, kings)
+    assert (p_white[:5] < 0.5).all() and (p_white[5:8] > 0.5).all()
+    assert p_white[-1] < 0.5 and certainty[-1] > 0.8
+    # a board of one colour: the king is that colour too, not the other
+    p_white, _ = _piece_colours(tops[[0, 1, 2, 3, 8]], rims[[0, 1, 2, 3, 8]],
+                                kings[[0, 1, 2, 3, 8]])
+    assert (p_white < 0.5).all()

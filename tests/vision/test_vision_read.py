@@ -96,6 +96,19 @@ def test_without_a_side_a_mid_game_photo_is_still_read():
     assert not reading.notes or "--white-at" in reading.notes[0]
 
 
+@pytest.mark.parametrize("seed", [30, 32])
+def test_a_set_never_seen_oriented_by_markers_in_a_game_of_one_colour_is_read(seed):
+    # markers tell White's side, so nothing is oriented by the position; a colour model
+    # guessed from three clusters of colour took the black men for White and the
+    # crowned king for the other colour: the occupancy model reads such a photo
+    scene = scene_for(seed, size=10, markers=True, tilt_deg=20.0, king_mark="crown")
+    pos = Position.from_fen("W:W:B2,5,6,7,8,10,11,13,16,K20,32", "international")
+    reader = BoardReader(10)
+    reading = reader.read(render(scene, pos.pieces()).image)
+    assert reader.unseen_set
+    assert reading.squares == expected(pos, 10)
+
+
 def test_a_known_position_that_is_not_in_view_is_refused():
     scene = scene_for(33, size=8, markers=False)
     pos = game_position("brazilian", random.Random(9), 25)
