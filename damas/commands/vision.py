@@ -340,9 +340,20 @@ def run_bench(args) -> int:
     from damas.progress import Progress
     from damas.vision.bench import print_report, run
 
+    seed = args.seed if args.seed is not None else 1
+    if getattr(args, "unseen", False):
+        from damas.vision import unseenbench
+
+        frames = args.frames or 200
+        with Progress("bench vision --unseen", total=frames, unit="frame") as progress:
+            report = unseenbench.run(frames, seed, progress=progress)
+        if args.json:
+            print(json.dumps(report, indent=1))
+        else:
+            unseenbench.print_report(report)
+        return 0
     check_plot(getattr(args, "plot", None))
     frames = args.frames or 2000
-    seed = args.seed if args.seed is not None else 1
     with Progress("bench vision", total=frames, unit="frame") as progress:
         report = run(frames, seed, progress=progress)
     if args.json:

@@ -154,3 +154,14 @@ def test_calibrate_board_from_a_camera_source(frames, tmp_path, capsys):
     assert "White at the bottom" in capsys.readouterr().out
     assert main(["calibrate", "board", "--variant", "brazilian", "--out", str(tmp_path)]) == 2
     assert "--camera" in capsys.readouterr().err
+
+
+def test_bench_of_sets_never_seen_reads_rendered_frames_as_photos(capsys):
+    assert main(["bench", "vision", "--unseen", "--frames", "4", "--seed", "3",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["frames"] == 4 and report["not_read"] == 0
+    assert report["squares"] in range(4 * 32, 4 * 50 + 1)
+    assert report["squares_right"] >= 0.9 * report["squares"]
+    assert set(report["kings"]) == {"crowned", "stacks", "stacks_overhead"}
+    assert report["false_kings"] == 0
