@@ -19,6 +19,7 @@ from a frame of a known position is read by `colour_read`.)
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ from .patches import SIDE, SPAN, BoardPatches, normalise
 SURE = 0.8  # the least probability a reading is given for (else `?`)
 # a king's odds of a crown or a stack against its photo's men's (the dev photos' men
 # stand out by up to e^2.7, the renderer's crowned kings by e^3 and more)
-KING_ODDS = float(np.exp(3.0))
+KING_LOG_ODDS = 3.0
 KING_FLOOR = 0.3  # and never a king below this probability
 KING_PEERS = 6  # pieces for their median to tell what the set's men look like
 KING_PRIOR = 0.05  # else a man's probability of a crown or a stack
@@ -378,7 +379,7 @@ def _king_colour(rim: np.ndarray, groups: dict[bool, np.ndarray]) -> tuple[float
     spread = float(np.linalg.norm(men - np.median(men, axis=0), axis=1).max()) \
         if len(men) > 1 else 0.0
     same = distance <= max(2 * spread, 0.3)
-    return float(white == same), 1.0 if same else 0.9
+    return float(white if same else not white), 1.0 if same else 0.9
 
 
 def _logit(p: np.ndarray) -> np.ndarray:
@@ -390,14 +391,15 @@ def _kings(king_p: np.ndarray) -> np.ndarray:
     """Which pieces are kings, from P(crowned or stacked) per piece. The rare class is
     the one a model over-calls on a set it never saw, and how much a set's men look
     crowned varies (carved rings, a glossy top): a king must stand out from the men of
-    its own photo, its odds KING_ODDS times theirs (the median piece's, most pieces
-    being men; a fixed low prior with under KING_PEERS pieces), and never under KING_FLOOR."""
+    its own photo, its log odds KING_LOG_ODDS above theirs (the median piece's, most
+    pieces being men; a fixed low prior with under KING_PEERS pieces), and never under
+    KING_FLOOR."""
     if len(king_p) == 0:
         return np.zeros(0, bool)
     odds = _logit(king_p)
-    typical = float(np.median(odds)) if len(odds) >= KING_PEERS else float(_logit(
-        np.array(KING_PRIOR))[()])
-    return (odds >= typical + np.log(KING_ODDS)) & (king_p >= KING_FLOOR)
+    typical = (float(np.median(odds)) if len(odds) >= KING_PEERS
+               else math.log(KING_PRIOR / (1 - KING_PRIOR)))
+    return (odds >= typical + KING_LOG_ODDS) & (king_p >= KING_FLOOR)
 
 
 def _centres(size: int) -> np.ndarray:
