@@ -24,6 +24,10 @@ class BoardPose:
     def project(self, points: np.ndarray) -> np.ndarray:
         return self.camera.project(points)
 
+    def project_flat(self, xy: np.ndarray) -> np.ndarray:
+        """Pixels of points (x, y) on the board's surface."""
+        return self.camera.project(np.column_stack([xy, np.zeros(len(xy))]))
+
     def square_centre(self, square: int) -> tuple[float, float]:
         row, col = geometry(self.size).row_col(square)
         return col - self.size / 2 + 0.5, self.size / 2 - row - 0.5

@@ -195,10 +195,9 @@ def _check_edges(gray: np.ndarray, pose: BoardPose) -> None:
     edge = n / 2
     sides = [np.column_stack([inner, np.full(n - 1, y)]) for y in (-edge, edge)]
     sides += [np.column_stack([np.full(n - 1, x), inner]) for x in (-edge, edge)]
-
-    def project(xy):
-        return pose.project(np.column_stack([xy, np.zeros(len(xy))]))
-    crossed = sum(refine_nodes(gray, project, side)[1].sum() >= (n - 1) / 2 for side in sides)
+    # each side on its own: refine_nodes sizes its search window by the squares there
+    crossed = sum(refine_nodes(gray, pose.project_flat, side)[1].sum() >= (n - 1) / 2
+                  for side in sides)
     if crossed >= 2:
         raise BoardOfAnotherSize(f"the squares go on past the {n}x{n} area on {crossed} "
                                  "sides: the board is bigger, check --variant")
@@ -221,10 +220,7 @@ def track(image: np.ndarray, previous: BoardPose,
     """The board found again near where it was (a bumped board or camera, a hand over
     an edge): every corner refined from the previous pose's prediction."""
     gray = grey(image)
-
-    def project(xy):
-        return previous.project(np.column_stack([xy, np.zeros(len(xy))]))
-    pose, used = _pose_from_nodes(image, gray, project, previous.size,
+    pose, used = _pose_from_nodes(image, gray, previous.project_flat, previous.size,
                                   intrinsics or previous.camera.intrinsics, "tracked")
     return Location(pose, False, used)
 

@@ -73,7 +73,7 @@ def _cells_in_image(pose: BoardPose) -> np.ndarray:
     own labelling (row 0 on Black's side)."""
     n = pose.size
     xy = np.array([(c - n / 2 + 0.5, n / 2 - r - 0.5) for r in range(n) for c in range(n)])
-    return pose.project(np.column_stack([xy, np.zeros(len(xy))])).reshape(n, n, 2)
+    return pose.project_flat(xy).reshape(n, n, 2)
 
 
 def truth_by_cell(photo: LabelledPhoto, pose: BoardPose) -> dict[tuple[int, int], str]:
