@@ -125,24 +125,25 @@ def find_extent(image_bgr: np.ndarray, lattice: Lattice, n: int) -> Extent:
     support_b = np.bincount(lattice.ij[:, 1], minlength=span[1] + 1)
     a0 = _window(cols, support_a, n)
     b0 = _window(rows, support_b, n)
+    cols_like, rows_like = _board_like(cols, support_a), _board_like(rows, support_b)
     # a row of light men on the dark squares looks like a plain line off the board;
     # where the other axis shows exactly n lines of board, that row is still board
-    _check_size(cols, a0, support_a, n, cols_plain if _exactly(rows, b0, support_b, n)
-                else None)
-    _check_size(rows, b0, support_b, n, rows_plain if _exactly(cols, a0, support_a, n)
-                else None)
+    _check_size(cols_like, a0, support_a, n,
+                cols_plain if _exactly(rows, rows_like, b0, n) else None)
+    _check_size(rows_like, b0, support_b, n,
+                rows_plain if _exactly(cols, cols_like, a0, n) else None)
     return Extent(a0, b0, (cols, rows))
 
 
 def _board_like(scores: np.ndarray, support: np.ndarray) -> np.ndarray:
+    """Per cell line: does it look like the board, against the lines holding corners."""
     core = np.median(scores[REACH: REACH + len(support) - 1])
     return scores >= 0.35 * core
 
 
-def _exactly(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> bool:
+def _exactly(scores: np.ndarray, like: np.ndarray, first: int, n: int) -> bool:
     """True when the window's n lines all look like the board and the lines either side
     of it, in view, do not: the board's size shown along this axis."""
-    like = _board_like(scores, support)
     inside = like[first + REACH: first + REACH + n]
     before, after = first + REACH - 1, first + REACH + n
     ends = [k for k in (before, after) if 0 <= k < len(scores) and scores[k] > -1]
@@ -150,14 +151,13 @@ def _exactly(scores: np.ndarray, first: int, support: np.ndarray, n: int) -> boo
                 and not any(like[k] for k in ends))
 
 
-def _check_size(scores: np.ndarray, first: int, support: np.ndarray, n: int,
+def _check_size(like: np.ndarray, first: int, support: np.ndarray, n: int,
                 plain_off: np.ndarray | None = None) -> None:
     """A board of another size than asked for (a wrong --variant) shows as lines of
     the window with no corner found and squares unlike the board's (too small a board),
     or as many corner lines beyond the window (too big a board). With `plain_off`, a
     line whose plain squares are the board's plain colour is not counted as off."""
     few = max(2.0, 0.25 * float(np.median(support)))  # a stray corner or two
-    like = _board_like(scores, support)
     off = 0
     for k in range(n):  # cell line first + k, between corner lines first + k and + k + 1
         lines = [first + k + d for d in (0, 1) if 1 <= k + d <= n - 1]
