@@ -170,6 +170,7 @@ class BoardReader:
         self._adopt(frame, loc)
         if self.model is None and not self.unseen_set:
             self.model = self._learn(frame)
+            self.unseen_set = self.model is None
         pose, _ = self._located()
         return pose
 
@@ -274,7 +275,6 @@ class BoardReader:
             # a start position in view: trust its layout over the clustering
             start = start_labels(self.size)
             if sum(a != b for a, b in zip(labels, start, strict=True)) > 2:
-                self.unseen_set = True
                 return None
             labels = start
         walls = wall_features(samples, light, sampler)
