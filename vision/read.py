@@ -107,11 +107,11 @@ class Observation:
     probs: np.ndarray  # (playing, 4) empty / man / crowned / two men stacked
     shift: np.ndarray  # (playing,) the top's displacement, squares
     tops: np.ndarray  # (playing, 3) normalised colour of each top
+    rims: np.ndarray  # (playing, 3) normalised colour round each top's rim
     plain_probs: np.ndarray  # (plain, 4)
     lean: np.ndarray  # (playing,) displacement of a point one square high
     motion: np.ndarray  # a coarse copy of the patches, for the settle detector
     features: np.ndarray | None = None  # (playing, F) the model's features
-    rims: np.ndarray | None = None  # (playing, 3) normalised colour round each top's rim
 
 
 class SquareReader:
@@ -137,8 +137,8 @@ class SquareReader:
         probs, shift, features = self.model(np.concatenate([playing, plain]))
         tops, rims = top_colours(playing, shift[:k])
         motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
-        return Observation(probs[:k], shift[:k], tops, probs[k:], self.lean,
-                           motion.reshape(-1), features[:k], rims)
+        return Observation(probs[:k], shift[:k], tops, rims, probs[k:], self.lean,
+                           motion.reshape(-1), features[:k])
 
 
 _PX = SIDE / SPAN  # patch pixels a square
@@ -331,8 +331,7 @@ def decide(obs: Observation, size: int) -> Reading:
         near_cover = (np.linalg.norm(dark[:, None] - bad[None], axis=2) < 1.6).any(axis=1)
     idx = np.nonzero(occupied)[0]
     kings = _kings(obs.probs[idx, 2:].sum(axis=1))
-    p_white, sure_colour = _piece_colours(obs.tops[idx], None if obs.rims is None
-                                          else obs.rims[idx], kings)
+    p_white, sure_colour = _piece_colours(obs.tops[idx], obs.rims[idx], kings)
     squares: dict[int, str] = {}
     confidence: dict[int, float] = {}
     for sq in range(1, len(p_empty) + 1):
@@ -348,12 +347,12 @@ def decide(obs: Observation, size: int) -> Reading:
     return Reading(size, squares, confidence, hand=hand)
 
 
-def _piece_colours(tops: np.ndarray, rims: np.ndarray | None,
+def _piece_colours(tops: np.ndarray, rims: np.ndarray,
                    kings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(P(white), certainty) per piece. The men split into colours by their tops; a
     crowned king's top is mostly crown, so it takes the colour of the men whose rims
     its rim is nearest (or, far from the men of a lone colour, the other one)."""
-    if rims is None or not kings.any():
+    if not kings.any():
         return split_colours(tops)
     if kings.all():
         return split_colours(rims)
