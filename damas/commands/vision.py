@@ -325,16 +325,20 @@ def run_train(args) -> int:
 
 # --- bench ----------------------------------------------------------------------------
 
+def _print(report: dict, as_json: bool, print_report) -> None:
+    if as_json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(report)
+
+
 def run_bench(args) -> int:
     if getattr(args, "photos", None):
         from damas.vision import photobench
 
         report = photobench.run(args.photos, getattr(args, "annotate", None),
                                 progress=None if args.json else sys.stderr)
-        if args.json:
-            print(json.dumps(report, indent=1))
-        else:
-            photobench.print_report(report)
+        _print(report, args.json, photobench.print_report)
         return 0
     from damas.plots import check_plot, plot_vision
     from damas.progress import Progress
@@ -347,19 +351,13 @@ def run_bench(args) -> int:
         frames = args.frames or 200
         with Progress("bench vision --unseen", total=frames, unit="frame") as progress:
             report = unseenbench.run(frames, seed, progress=progress)
-        if args.json:
-            print(json.dumps(report, indent=1))
-        else:
-            unseenbench.print_report(report)
+        _print(report, args.json, unseenbench.print_report)
         return 0
     check_plot(getattr(args, "plot", None))
     frames = args.frames or 2000
     with Progress("bench vision", total=frames, unit="frame") as progress:
         report = run(frames, seed, progress=progress)
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        print_report(report)
+    _print(report, args.json, print_report)
     if getattr(args, "plot", None):
         plot_vision(report, args.plot)
         print(f"plot: {args.plot}", file=sys.stderr if args.json else sys.stdout)
