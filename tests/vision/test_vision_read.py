@@ -126,7 +126,7 @@ def test_a_side_of_the_frame_unlike_the_others_is_not_an_arm():
     frame = render(scene, pos.pieces()).image.copy()
     side = reader.sampler.ring_xy[:, 1] > scene.size / 2
     cells = reader.sampler.ring_xy[side]
-    for x, y in reader.pose.project(np.column_stack([cells, np.zeros(len(cells))])):
+    for x, y in reader.pose.project_flat(cells):
         cv2.circle(frame, (int(x), int(y)), 7, (200, 90, 40), -1)  # a blue letter each
     reading = reader.read(frame)
     assert not reading.hand
