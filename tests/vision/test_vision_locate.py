@@ -8,6 +8,7 @@ from vision_helpers import VARIANT, centre_error, game_position, scene_for, trut
 
 from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
 from damas.rules import Position
+from damas.vision.board import BoardPose
 from damas.vision.errors import BoardNotFound, BoardOfAnotherSize
 from damas.vision.locate import locate
 from damas.vision.render import render
@@ -61,6 +62,30 @@ def test_a_big_board_far_off_at_a_slant_is_not_taken_for_a_small_one():
         locate(shot.image, 8)
     found = locate(shot.image, 10)
     assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
+
+
+@pytest.mark.parametrize("seed,size,keep", [(39, 8, "after"), (39, 10, "after"),
+                                             (32, 10, "before")])
+def test_a_photo_cropped_off_centre_is_found(seed, size, keep):
+    # a photo cut down to the board and one side of it: the lens's centre is no longer
+    # the middle of the picture, which a fit with a centred principal point took for a
+    # strong barrel distortion (the grid 0.12-0.22 squares off at the edges)
+    scene = scene_for(seed, size=size, tilt_deg=38.0, markers=False)
+    shot = render(scene, game_position(VARIANT[size], random.Random(seed), 30).pieces())
+    truth = truth_pose(shot)
+    h = size / 2
+    board = truth.project_flat(np.array([[x, y] for x in (-h, h) for y in (-h, h)]))
+    margin = 0.08 * np.ptp(board, axis=0)
+    height, width = shot.image.shape[:2]
+    if keep == "after":  # from the board's top left corner to the picture's bottom right
+        (x0, y0), (x1, y1) = np.floor(board.min(axis=0) - margin).astype(int), (width, height)
+    else:  # from the picture's top left corner to the board's bottom right
+        (x0, y0), (x1, y1) = (0, 0), np.ceil(board.max(axis=0) + margin).astype(int)
+    i = truth.camera.intrinsics
+    cropped = Intrinsics(int(x1 - x0), int(y1 - y0), i.fx, i.fy, i.cx - x0, i.cy - y0, i.dist)
+    truth = BoardPose(size, Camera(cropped, truth.camera.R, truth.camera.t))
+    found = locate(shot.image[y0:y1, x0:x1], size)
+    assert min(centre_error(found.pose.turned(q), truth) for q in (0, 2)) < 0.05
 
 
 def test_markers_fix_where_white_sits():
