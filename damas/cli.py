@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--variant", help="demo-memory: the variant (english)")
     bench.add_argument("--photos", metavar="DIR",
                        help="vision: score the labelled photos of DIR (labels.json) instead")
+    bench.add_argument("--perturbed", action="store_true",
+                       help="vision --photos: read each photo again cut down, turned, "
+                            "smaller, further off, blurred, recompressed, darker, warmer")
     bench.add_argument("--unseen", action="store_true",
                        help="vision: read rendered frames as photos of sets never seen "
                             "(no calibration, any position; 200 frames)")

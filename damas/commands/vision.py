@@ -333,6 +333,12 @@ def _print(report: dict, as_json: bool, print_report) -> None:
 
 
 def run_bench(args) -> int:
+    if getattr(args, "photos", None) and getattr(args, "perturbed", False):
+        from damas.vision import perturbbench
+
+        report = perturbbench.run(args.photos, progress=None if args.json else sys.stderr)
+        _print(report, args.json, perturbbench.print_report)
+        return 0
     if getattr(args, "photos", None):
         from damas.vision import photobench
 

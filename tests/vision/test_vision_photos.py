@@ -139,3 +139,21 @@ def test_a_real_photo_cut_down_to_the_board_reads_the_labelled_board():
     reader = BoardReader(8)
     reading = reader.read(image[y0:y1, x0:x1])
     assert score(reading.squares, playing_truth(photo, reader.pose)).exact
+
+
+def test_the_perturbed_bench_lines_the_labels_up_with_each_changed_photo(tmp_path, capsys):
+    import cv2
+
+    scene = scene_for(5, size=8, tilt_deg=10.0, rotation_deg=270.0, markers=False)
+    pos = game_position("brazilian", random.Random(3), 12)
+    cv2.imwrite(str(tmp_path / "x.png"), render(scene, pos.pieces()).image)
+    (tmp_path / "labels.json").write_text(json.dumps(
+        [{"file": "x.png", "size": 8, "grid": _grid_of(pos, 8), "repo": "ours/render"}]))
+    assert main(["bench", "vision", "--photos", str(tmp_path), "--perturbed", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = report["perturbations"]
+    assert report["photos"] == 1 and all(r["squares"] == 32 for r in rows.values())
+    # the crop and the turns change where the board is, not what it shows: a label grid
+    # not turned with the picture, or a crop off the board, would miss most squares
+    for name in ("crop", "turn +20", "turn -20", "quarter turn", "phone size"):
+        assert rows[name]["exact"] == 1, (name, rows[name]["misses"])
