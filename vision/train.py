@@ -208,15 +208,33 @@ def _model():
         nn.Flatten(), nn.Linear(96, CLASSES + 1))
 
 
-def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
-          workers: int = 2, progress=print, cache: Path | None = None,
-          photos: Path | None = None, exclude: tuple[str, ...] = (),
-          init: Path | None = None, lr: float = 3e-3) -> dict:
-    """Trains and writes `out` (ONNX, and the weights as .pt beside it) after every
-    epoch, so a long run can be used (or stopped) at any point. `cache`: a .npz to keep
-    the generated patches in and reuse (same samples and seed only). `photos`: a
-    labels.json folder of real photos to train on as well, less the sources in
-    `exclude`. `init`: weights (.pt) to start from."""
+def drawn_patches(samples: int, seed: int, workers: int = 2, progress=print,
+                  cache: Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(patches, labels, top displacements): synthetic, one in RENDERED_SHARE cut from
+    the renderer's frames, mixed. `cache`: a .npz to keep them in and reuse (same
+    samples and seed only)."""
+    if cache is not None and Path(cache).exists():
+        data = np.load(cache)
+        if int(data["seed"]) != seed or len(data["y"]) != samples:
+            raise VisionError(f"{cache}: made for another seed or sample count")
+        return data["x"], data["y"], data["d"]
+    rendered = samples // RENDERED_SHARE
+    x, y, d = make_data(samples - rendered, seed, workers, progress)
+    xr, yr, dr = make_render_data(rendered, seed, workers, progress)
+    mix = np.random.default_rng(seed).permutation(samples)
+    x, y, d = (np.concatenate([a, b])[mix] for a, b in ((x, xr), (y, yr), (d, dr)))
+    if cache is not None:
+        np.savez(cache, x=x, y=y, d=d, seed=seed)
+    return x, y, d
+
+
+def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs: int = 10,
+          seed: int = 1, progress=print, photos: Path | None = None,
+          exclude: tuple[str, ...] = (), init: Path | None = None, lr: float = 3e-3) -> dict:
+    """Trains on `patches` (`drawn_patches`) and writes `out` (ONNX, and the weights as
+    .pt beside it) after every epoch, so a long run can be used (or stopped) at any
+    point. `photos`: a labels.json folder of real photos to train on as well, less the
+    sources in `exclude`. `init`: weights (.pt) to start from."""
     try:
         import torch
         import torch.nn.functional as F
@@ -226,19 +244,7 @@ def train(out: Path, samples: int = 200_000, epochs: int = 10, seed: int = 1,
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     t0 = time.time()
-    rendered = samples // RENDERED_SHARE
-    if cache is not None and Path(cache).exists():
-        data = np.load(cache)
-        if int(data["seed"]) != seed or len(data["y"]) != samples:
-            raise VisionError(f"{cache}: made for another seed or sample count")
-        x, y, d = data["x"], data["y"], data["d"]
-    else:
-        x, y, d = make_data(samples - rendered, seed, workers, progress)
-        xr, yr, dr = make_render_data(rendered, seed, workers, progress)
-        mix = np.random.default_rng(seed).permutation(samples)
-        x, y, d = (np.concatenate([a, b])[mix] for a, b in ((x, xr), (y, yr), (d, dr)))
-        if cache is not None:
-            np.savez(cache, x=x, y=y, d=d, seed=seed)
+    x, y, d = patches
     if photos is not None:
         xp, yp, dp = photo_data(Path(photos), tuple(exclude), seed=seed, progress=progress)
         x, y, d = np.concatenate([x, xp]), np.concatenate([y, yp]), np.concatenate([d, dp])
@@ -328,7 +334,9 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
     work = folder / "training"
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.onnx"
-    report = {"base": train(base, samples, epochs, seed, workers, progress, cache)}
+    # drawn once: every fine-tuning below trains on the same patches as the base
+    patches = drawn_patches(samples, seed, workers, progress, cache)
+    report = {"base": train(base, patches, epochs, seed, progress)}
     sources: list[str] = []
     if photos is not None:
         sources = sorted({p.source for p in load_labels(photos)})
@@ -337,8 +345,8 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
             name = "all" if source is None else source.split("/")[-1]
             progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
             out = work / f"{name}.onnx"
-            report[name] = train(out, samples, fine_epochs, seed, workers, progress, cache,
-                                 photos=photos, exclude=() if source is None else (source,),
+            report[name] = train(out, patches, fine_epochs, seed, progress, photos=photos,
+                                 exclude=() if source is None else (source,),
                                  init=base.with_suffix(".pt"), lr=1e-3)
             target = folder / "occupancy.onnx" if source is None else folder / "loso" / (
                 name + ".onnx")
