@@ -157,7 +157,10 @@ class Lattice:
 
 def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.column_stack([pts, np.ones(len(pts))]) @ H.T
-    return p[:, :2] / p[:, 2:3]
+    # a lattice still growing may send a point to infinity: inf (or nan), which no
+    # distance test passes, rather than a warning on the user's terminal
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return p[:, :2] / p[:, 2:3]
 
 
 def _neighbour(points: np.ndarray, i: int, angle: float, sign: int) -> int | None:
