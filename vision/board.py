@@ -28,6 +28,11 @@ class BoardPose:
         """Pixels of points (x, y) on the board's surface."""
         return self.camera.project(np.column_stack([xy, np.zeros(len(xy))]))
 
+    def corners(self) -> np.ndarray:
+        """Pixels of the playing area's four corners."""
+        h = self.size / 2
+        return self.project_flat(np.array([[-h, -h], [-h, h], [h, -h], [h, h]]))
+
     def square_centre(self, square: int) -> tuple[float, float]:
         row, col = geometry(self.size).row_col(square)
         return col - self.size / 2 + 0.5, self.size / 2 - row - 0.5

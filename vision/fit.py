@@ -116,8 +116,11 @@ def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
     if f is None or not tilted:  # (f is None: too frontal to tell, so not tilted)
         flags |= cv2.CALIB_FIX_FOCAL_LENGTH
         f = guess.fx
+    def lens_like(K: np.ndarray) -> bool:  # not a focal length no lens has
+        return 0.3 * w < K[0, 0] < 6 * w
+
     rms, K, dist, (rvec, tvec) = _calibrate(world, pixels, (w, h), f, flags)
-    if not 0.3 * w < K[0, 0] < 6 * w:  # a focal length no lens has: keep the guess
+    if not lens_like(K):  # keep the guess
         flags |= cv2.CALIB_FIX_FOCAL_LENGTH
         rms, K, dist, (rvec, tvec) = _calibrate(world, pixels, (w, h), guess.fx, flags)
     if rms > 0.3:
@@ -127,7 +130,7 @@ def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
         free = _calibrate(world, pixels, (w, h), float(K[0, 0]),
                           (flags & ~cv2.CALIB_FIX_PRINCIPAL_POINT) | cv2.CALIB_FIX_K1)
         inside = 0 <= free[1][0, 2] < w and 0 <= free[1][1, 2] < h
-        if inside and free[0] < 0.8 * rms and 0.3 * w < free[1][0, 0] < 6 * w:
+        if inside and free[0] < 0.8 * rms and lens_like(free[1]):
             rms, K, dist, (rvec, tvec) = free
     R, _ = cv2.Rodrigues(rvec)
     intr = Intrinsics(w, h, float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2]),

@@ -7,9 +7,9 @@ of someone else's board comes in are many, and a reader tuned to the few shows i
 The truth is the photo's own label grid, lined up with the board found in the changed
 photo as for the original (`photos.playing_truth`: its first row the one nearest the top
 of the picture, so turns stay under 45° with the photos' own up to 15°, and a quarter
-turn turns the grid with the picture). Only the crop needs the original read: where the
-board is, to cut round it. Each photo is read by the model that never saw its source,
-as `--photos` reads it."""
+turn turns the grid with the picture: each change gives the changed photo and its
+labels). Only the crop needs the original read: where the board is, to cut round it.
+Each photo is read by the model that never saw its source, as `--photos` reads it."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, field, replace
 import cv2
 import numpy as np
 
+from .board import BoardPose
 from .errors import VisionError
-from .photobench import model_for
+from .photobench import reader_for
 from .photos import LabelledPhoto, load_labels, playing_truth, score
-from .pipeline import BoardReader
 
 
 def _surround(image: np.ndarray) -> tuple[float, ...]:
@@ -71,42 +71,62 @@ def _jpeg(image: np.ndarray) -> np.ndarray:
     return decoded
 
 
-# name -> what it stands for, the change (the quarter turn also turns the label grid)
-PERTURBATIONS: dict[str, tuple[str, Callable[[np.ndarray], np.ndarray]]] = {
-    "crop": ("cut down to the board and a margin", lambda im: im),  # see _cropped
-    "turn +20": ("turned 20° anticlockwise", _turned(20)),
-    "turn -20": ("turned 20° clockwise", _turned(-20)),
-    "quarter turn": ("turned 90° clockwise",
-                     lambda im: cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE)),
-    "half size": ("half the pixels each way",
-                  lambda im: cv2.resize(im, None, fx=0.5, fy=0.5,
-                                        interpolation=cv2.INTER_AREA)),
-    "further off": ("the board 0.4 times as big, on a table", _further_off),
-    "phone size": ("2.5 times the pixels each way",
-                   lambda im: cv2.resize(im, None, fx=2.5, fy=2.5,
-                                         interpolation=cv2.INTER_CUBIC)),
-    "out of focus": ("Gaussian blur of 2 pixels", lambda im: cv2.GaussianBlur(im, (0, 0), 2.0)),
-    "jpeg 25": ("recompressed at JPEG quality 25", _jpeg),
-    "dark": ("0.45 times the light", lambda im: _scaled(im, (0.45, 0.45, 0.45))),
-    "warm light": ("blue 0.7, green 0.95, red 1.2 times", lambda im: _scaled(im, (0.7, 0.95, 1.2))),
-    "washed out": ("a third of the colour", _washed_out),
-}
+Change = Callable[[np.ndarray, LabelledPhoto], tuple[np.ndarray, LabelledPhoto]]
 
 
-def _cropped(image: np.ndarray, photo: LabelledPhoto) -> np.ndarray:
-    reader = BoardReader(photo.size, adapt=False, occupancy=model_for(photo)[0])
-    reader.read(image)
-    assert reader.pose is not None  # read above
-    h = photo.size / 2
-    board = reader.pose.project_flat(np.array([[x, y] for x in (-h, h) for y in (-h, h)]))
-    margin = 0.12 * np.ptp(board, axis=0)
-    x0, y0 = np.floor(board.min(axis=0) - margin).astype(int).clip(0)
-    x1, y1 = np.ceil(board.max(axis=0) + margin).astype(int)
+def _picture(change: Callable[[np.ndarray], np.ndarray]) -> Change:
+    """A change of the picture alone: the labels stay as they are."""
+    return lambda image, photo: (change(image), photo)
+
+
+def board_crop(image: np.ndarray, pose: BoardPose, margin: float = 0.12) -> np.ndarray:
+    """The picture cut down to the board's playing area and `margin` of it each side."""
+    board = pose.corners()
+    pad = margin * np.ptp(board, axis=0)
+    x0, y0 = np.floor(board.min(axis=0) - pad).astype(int).clip(0)
+    x1, y1 = np.ceil(board.max(axis=0) + pad).astype(int)
     return image[y0:y1, x0:x1]
 
 
+def _cut_round_the_board(image: np.ndarray, photo: LabelledPhoto):
+    reader = reader_for(photo)
+    reader.read(image)
+    assert reader.pose is not None  # read above
+    return board_crop(image, reader.pose), photo
+
+
+def _quarter_turn(image: np.ndarray, photo: LabelledPhoto):
+    # the grid is as seen: it turns with the picture
+    grid = np.rot90(np.array([list(row) for row in photo.grid]), -1)
+    return (cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE),
+            replace(photo, grid=tuple("".join(row) for row in grid)))
+
+
+# name -> what it stands for, the change
+PERTURBATIONS: dict[str, tuple[str, Change]] = {
+    "crop": ("cut down to the board and a margin", _cut_round_the_board),
+    "turn +20": ("turned 20° anticlockwise", _picture(_turned(20))),
+    "turn -20": ("turned 20° clockwise", _picture(_turned(-20))),
+    "quarter turn": ("turned 90° clockwise", _quarter_turn),
+    "half size": ("half the pixels each way",
+                  _picture(lambda im: cv2.resize(im, None, fx=0.5, fy=0.5,
+                                                 interpolation=cv2.INTER_AREA))),
+    "further off": ("the board 0.4 times as big, on a table", _picture(_further_off)),
+    "phone size": ("2.5 times the pixels each way",
+                   _picture(lambda im: cv2.resize(im, None, fx=2.5, fy=2.5,
+                                                  interpolation=cv2.INTER_CUBIC))),
+    "out of focus": ("Gaussian blur of 2 pixels",
+                     _picture(lambda im: cv2.GaussianBlur(im, (0, 0), 2.0))),
+    "jpeg 25": ("recompressed at JPEG quality 25", _picture(_jpeg)),
+    "dark": ("0.45 times the light", _picture(lambda im: _scaled(im, (0.45, 0.45, 0.45)))),
+    "warm light": ("blue 0.7, green 0.95, red 1.2 times",
+                   _picture(lambda im: _scaled(im, (0.7, 0.95, 1.2)))),
+    "washed out": ("a third of the colour", _picture(_washed_out)),
+}
+
+
 def _read(photo: LabelledPhoto, image: np.ndarray):
-    reader = BoardReader(photo.size, adapt=False, occupancy=model_for(photo)[0])
+    reader = reader_for(photo)
     reading = reader.read(image)
     assert reader.pose is not None  # read above
     return score(reading.squares, playing_truth(photo, reader.pose))
@@ -131,12 +151,8 @@ def run(folder, progress=None) -> dict:
         n = photo.size * photo.size // 2
         for name, (_, change) in PERTURBATIONS.items():
             row = rows[name]
-            labelled = photo
-            if name == "quarter turn":  # the grid is as seen: it turns with the picture
-                labelled = replace(photo, grid=tuple(
-                    "".join(r) for r in np.rot90(np.array([list(g) for g in photo.grid]), -1)))
             try:
-                image = _cropped(original, photo) if name == "crop" else change(original)
+                image, labelled = change(original, photo)
                 s = _read(labelled, image)
                 row.squares += s.total
                 row.right += s.right

@@ -46,13 +46,19 @@ def conditions(photo: LabelledPhoto) -> list[tuple[str, str]]:
                                        else "dark")]
 
 
+def reader_for(photo: LabelledPhoto, playing: str = "dark") -> BoardReader:
+    """A fresh reader of one photo, as `damas read` reads it, with the model that never
+    saw its source."""
+    return BoardReader(photo.size, playing=playing, adapt=False,
+                       occupancy=model_for(photo)[0])
+
+
 def read_photo(photo: LabelledPhoto, playing: str):
     """(reading, pose, seconds) for one photo, or raises what the reader raises."""
     image = cv2.imread(str(photo.path))
     if image is None:
         raise VisionError(f"{photo.path}: not an image")
-    reader = BoardReader(photo.size, playing=playing, adapt=False,
-                         occupancy=model_for(photo)[0])
+    reader = reader_for(photo, playing)
     t0 = time.perf_counter()
     reading = reader.read(image)
     return reading, reader.pose, time.perf_counter() - t0, image

@@ -73,8 +73,7 @@ def test_a_photo_cropped_off_centre_is_found(seed, size, keep):
     scene = scene_for(seed, size=size, tilt_deg=38.0, markers=False)
     shot = render(scene, game_position(VARIANT[size], random.Random(seed), 30).pieces())
     truth = truth_pose(shot)
-    h = size / 2
-    board = truth.project_flat(np.array([[x, y] for x in (-h, h) for y in (-h, h)]))
+    board = truth.corners()
     margin = 0.08 * np.ptp(board, axis=0)
     height, width = shot.image.shape[:2]
     if keep == "after":  # from the board's top left corner to the picture's bottom right

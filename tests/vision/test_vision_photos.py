@@ -124,20 +124,17 @@ def test_a_real_photo_cut_down_to_the_board_reads_the_labelled_board():
     # what is left of a photo cropped round an oblique board has the lens's centre far
     # from its middle: a camera fitted with a centred one put the grid a row off
     import cv2
-    import numpy as np
 
+    from damas.vision.perturbbench import board_crop
     from damas.vision.pipeline import BoardReader
 
     photo = {p.name: p for p in load_labels(SHARED)}["checkers__4186177538+16621.jpg"]
     image = cv2.imread(str(photo.path))
     whole = BoardReader(8)
     whole.read(image)
-    board = whole.pose.project_flat(np.array([[x, y] for x in (-4.0, 4.0) for y in (-4.0, 4.0)]))
-    margin = 0.12 * np.ptp(board, axis=0)
-    x0, y0 = np.floor(board.min(axis=0) - margin).astype(int).clip(0)
-    x1, y1 = np.ceil(board.max(axis=0) + margin).astype(int)
+    assert whole.pose is not None
     reader = BoardReader(8)
-    reading = reader.read(image[y0:y1, x0:x1])
+    reading = reader.read(board_crop(image, whole.pose, margin=0.12))
     assert score(reading.squares, playing_truth(photo, reader.pose)).exact
 
 
