@@ -333,6 +333,8 @@ def _print(report: dict, as_json: bool, print_report) -> None:
 
 
 def run_bench(args) -> int:
+    if getattr(args, "perturbed", False) and not getattr(args, "photos", None):
+        raise DamasError("--perturbed reads the labelled photos of --photos DIR again")
     if getattr(args, "photos", None) and getattr(args, "perturbed", False):
         from damas.vision import perturbbench
 

@@ -154,3 +154,9 @@ def test_the_perturbed_bench_lines_the_labels_up_with_each_changed_photo(tmp_pat
     # not turned with the picture, or a crop off the board, would miss most squares
     for name in ("crop", "turn +20", "turn -20", "quarter turn", "phone size"):
         assert rows[name]["exact"] == 1, (name, rows[name]["misses"])
+
+
+def test_the_perturbed_bench_without_photos_is_a_one_line_error(capsys):
+    assert main(["bench", "vision", "--perturbed"]) == 2
+    err = capsys.readouterr().err
+    assert "--photos DIR" in err and err.count("\n") == 1
