@@ -335,6 +335,9 @@ def _print(report: dict, as_json: bool, print_report) -> None:
 def run_bench(args) -> int:
     if getattr(args, "perturbed", False) and not getattr(args, "photos", None):
         raise DamasError("--perturbed reads the labelled photos of --photos DIR again")
+    if getattr(args, "annotate", None) and (not getattr(args, "photos", None)
+                                            or getattr(args, "perturbed", False)):
+        raise DamasError("--annotate draws the misses of --photos DIR (not --perturbed)")
     if getattr(args, "photos", None) and getattr(args, "perturbed", False):
         from damas.vision import perturbbench
 

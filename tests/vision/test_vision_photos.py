@@ -160,3 +160,14 @@ def test_the_perturbed_bench_without_photos_is_a_one_line_error(capsys):
     assert main(["bench", "vision", "--perturbed"]) == 2
     err = capsys.readouterr().err
     assert "--photos DIR" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["--annotate", "out"],
+                                  ["--photos", "x", "--perturbed", "--annotate", "out"]])
+def test_annotate_without_the_photos_it_draws_is_a_one_line_error(args, capsys, tmp_path):
+    # before, the renderer bench ran for minutes and drew nothing
+    out = tmp_path / "out"
+    assert main(["bench", "vision", *[str(out) if a == "out" else a for a in args]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--annotate" in err[0]
+    assert not out.exists()
