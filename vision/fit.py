@@ -116,6 +116,7 @@ def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
     if f is None or not tilted:  # (f is None: too frontal to tell, so not tilted)
         flags |= cv2.CALIB_FIX_FOCAL_LENGTH
         f = guess.fx
+
     def lens_like(K: np.ndarray) -> bool:  # not a focal length no lens has
         return 0.3 * w < K[0, 0] < 6 * w
 
@@ -129,8 +130,9 @@ def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
         # bends the squares beyond the corners found)
         free = _calibrate(world, pixels, (w, h), float(K[0, 0]),
                           (flags & ~cv2.CALIB_FIX_PRINCIPAL_POINT) | cv2.CALIB_FIX_K1)
-        inside = 0 <= free[1][0, 2] < w and 0 <= free[1][1, 2] < h
-        if inside and free[0] < 0.8 * rms and lens_like(free[1]):
+        free_rms, free_K = free[0], free[1]
+        inside = 0 <= free_K[0, 2] < w and 0 <= free_K[1, 2] < h
+        if inside and free_rms < 0.8 * rms and lens_like(free_K):
             rms, K, dist, (rvec, tvec) = free
     R, _ = cv2.Rodrigues(rvec)
     intr = Intrinsics(w, h, float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2]),

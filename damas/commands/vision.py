@@ -333,23 +333,25 @@ def _print(report: dict, as_json: bool, print_report) -> None:
 
 
 def run_bench(args) -> int:
-    if getattr(args, "perturbed", False) and not getattr(args, "photos", None):
+    photos = getattr(args, "photos", None)
+    perturbed = getattr(args, "perturbed", False)
+    annotate = getattr(args, "annotate", None)
+    if perturbed and not photos:
         raise DamasError("--perturbed reads the labelled photos of --photos DIR again")
-    if getattr(args, "annotate", None) and (not getattr(args, "photos", None)
-                                            or getattr(args, "perturbed", False)):
+    if annotate and (not photos or perturbed):
         raise DamasError("--annotate draws the misses of --photos DIR (not --perturbed)")
-    if getattr(args, "photos", None) and getattr(args, "perturbed", False):
+    progress = None if args.json else sys.stderr
+    if perturbed:
         from damas.vision import perturbbench
 
-        report = perturbbench.run(args.photos, progress=None if args.json else sys.stderr)
-        _print(report, args.json, perturbbench.print_report)
+        _print(perturbbench.run(photos, progress=progress), args.json,
+               perturbbench.print_report)
         return 0
-    if getattr(args, "photos", None):
+    if photos:
         from damas.vision import photobench
 
-        report = photobench.run(args.photos, getattr(args, "annotate", None),
-                                progress=None if args.json else sys.stderr)
-        _print(report, args.json, photobench.print_report)
+        _print(photobench.run(photos, annotate, progress=progress), args.json,
+               photobench.print_report)
         return 0
     from damas.plots import check_plot, plot_vision
     from damas.progress import Progress
