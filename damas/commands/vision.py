@@ -318,7 +318,8 @@ def run_train(args) -> int:
     for name, r in report.items():
         print(f"{name}: {r['samples']} patches, {r['epochs']} epochs, "
               f"{r['seconds'] / 60:.1f} min, held-out accuracy "
-              f"{100 * r['held_out_accuracy']:.2f} %")
+              f"{100 * r['held_out_accuracy']:.2f} % (" + ", ".join(
+                  f"{c} {100 * v:.0f} %" for c, v in r["held_out_recall"].items()) + ")")
     print(f"models in {folder} (seed {args.seed})")
     return 0
 

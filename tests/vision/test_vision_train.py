@@ -1,0 +1,16 @@
+"""What `damas train vision` reports of a model besides its accuracy."""
+
+import numpy as np
+
+from damas.vision.train import per_class_recall
+
+
+def test_the_recall_of_a_class_never_called_is_nought():
+    truth = np.array([0, 0, 1, 1, 2, 2, 2, 3])
+    called = np.array([0, 1, 1, 1, 1, 1, 2, 1])
+    assert per_class_recall(called, truth) == {
+        "empty": 0.5, "men": 1.0, "crowned": 1 / 3, "stacks": 0.0}
+
+
+def test_a_class_with_no_held_out_patch_is_left_out():
+    assert per_class_recall(np.array([1, 1]), np.array([1, 0])) == {"empty": 0.0, "men": 1.0}
