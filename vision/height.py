@@ -29,7 +29,7 @@ from .sampler import LINES, MAN_HEIGHT, PROFILE
 STEP = float(PROFILE[1] - PROFILE[0]) / 2  # the profile is resampled at half steps
 FINE = np.arange(PROFILE[0], PROFILE[-1] + 1e-9, STEP)
 # the least fitted height x slant a stack is judged at: the set's height is fitted low
-# (0.85 of the truth at the median on rendered sets, 0.6 at worst), so a cut at the rise a
+# (0.87 of the truth at the median on rendered sets, 0.5 at worst), so a cut at the rise a
 # stack shows (0.075, as the bench scores) left plainly visible stacks unjudged; MARGIN,
 # not this cut, keeps men from being read as kings
 MIN_RISE = 2.0 * float(PROFILE[1] - PROFILE[0])

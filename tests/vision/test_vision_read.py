@@ -215,7 +215,7 @@ def test_stacks_seen_from_the_side_are_kings_and_men_stay_men():
 def test_a_stack_at_a_shallow_slant_is_a_king_though_the_sets_height_is_fitted_low(seed):
     # views of 21 and 17 degrees whose men's height is fitted at 0.13 of a square, well
     # under the truth: judged by the truth's rise, the stack shows; by the fitted one it
-    # fell under the least rise once judged
+    # fell under the least rise judged before (2.5 profile steps)
     scene = scene_for(seed, king_mark="none", tilt_deg=random.Random(seed).uniform(8, 22))
     reader = calibrated_reader(scene)
     assert reader.stack is not None and reader.stack.height < 0.8 * scene.piece_height
