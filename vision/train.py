@@ -287,8 +287,7 @@ def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs:
         acc = float((called == y_val).float().mean())
         recall = per_class_recall(called.numpy(), y_val.numpy())
         progress(f"epoch {epoch + 1}/{epochs}: loss {total / max(1, k + 1):.4f}, "
-                 f"held-out accuracy {100 * acc:.2f} % (" + ", ".join(
-                     f"{name} {100 * r:.0f} %" for name, r in recall.items()) + ")")
+                 f"held-out accuracy {100 * acc:.2f} % ({recall_text(recall)})")
         _export(model, out)
         torch.save(model.state_dict(), out.with_suffix(".pt"))  # to fine-tune from
     return {"samples": len(y), "epochs": epochs, "seed": seed, "held_out_accuracy": acc,
@@ -304,6 +303,10 @@ def per_class_recall(called: np.ndarray, truth: np.ndarray) -> dict[str, float]:
     hides a rare class the model never calls (the kings are a few % of the patches)."""
     return {name: float((called[truth == k] == k).mean())
             for k, name in enumerate(CLASS_NAMES) if (truth == k).any()}
+
+
+def recall_text(recall: dict[str, float]) -> str:
+    return ", ".join(f"{name} {100 * r:.0f} %" for name, r in recall.items())
 
 
 def _export(model, out: Path) -> None:

@@ -304,7 +304,7 @@ def run_calibrate_board(args) -> int:
 
 def run_train(args) -> int:
     from damas.vision.occupancy import WEIGHTS
-    from damas.vision.train import train_all
+    from damas.vision.train import recall_text, train_all
 
     for name, value in (("--samples", args.samples), ("--epochs", args.epochs),
                         ("--fine-epochs", args.fine_epochs), ("--workers", args.workers)):
@@ -318,8 +318,7 @@ def run_train(args) -> int:
     for name, r in report.items():
         print(f"{name}: {r['samples']} patches, {r['epochs']} epochs, "
               f"{r['seconds'] / 60:.1f} min, held-out accuracy "
-              f"{100 * r['held_out_accuracy']:.2f} % (" + ", ".join(
-                  f"{c} {100 * v:.0f} %" for c, v in r["held_out_recall"].items()) + ")")
+              f"{100 * r['held_out_accuracy']:.2f} % ({recall_text(r['held_out_recall'])})")
     print(f"models in {folder} (seed {args.seed})")
     return 0
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from damas.vision.train import per_class_recall
+from damas.vision.train import per_class_recall, recall_text
 
 
 def test_the_recall_of_a_class_never_called_is_nought():
@@ -10,6 +10,8 @@ def test_the_recall_of_a_class_never_called_is_nought():
     called = np.array([0, 1, 1, 1, 1, 1, 2, 1])
     assert per_class_recall(called, truth) == {
         "empty": 0.5, "men": 1.0, "crowned": 1 / 3, "stacks": 0.0}
+    assert recall_text(per_class_recall(called, truth)) == (
+        "empty 50 %, men 100 %, crowned 33 %, stacks 0 %")
 
 
 def test_a_class_with_no_held_out_patch_is_left_out():
