@@ -36,6 +36,11 @@ MIN_RISE = 2.0 * float(PROFILE[1] - PROFILE[0])
 SHADOW = 0.075  # the band before a piece's base left out: a contact shadow, a dark rim
 JITTER = 0.08  # how far a base may lie from its square's centre along the view (squares)
 SHIFTS = np.linspace(-JITTER, JITTER, 7)
+# a piece set down well off its square's centre costs its explanation PLACE_COST noises at
+# PLACED squares off (growing as the square): without it a man pushed back lets a low
+# stack's far edge be explained as his, and kings read as men at shallow slants
+PLACED = 0.04
+PLACE_COST = 15.0
 SIDEWAYS = np.array([-0.05, 0.0, 0.05])  # and across it
 # calibration, done once, looks closer
 FIT_SHIFTS = np.linspace(-JITTER, JITTER, 13)
@@ -210,12 +215,12 @@ class StackModel:
 
     def _costs(self, fine, slant, board, free, weight, rises: np.ndarray) -> np.ndarray:
         """(pieces, rises): each piece's least misfit with each rise (in men's heights),
-        over its place along and across the view."""
+        over its place along and across the view, the further off its centre the dearer."""
         rise = np.repeat(rises, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
         near = np.broadcast_to(np.tile(SHIFTS, len(rises)), rise.shape)
         costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
-                       SIDEWAYS)
-        return costs.reshape(len(fine), len(rises), len(SHIFTS)).min(axis=2)
+                       SIDEWAYS).reshape(len(fine), len(rises), len(SHIFTS))
+        return (costs + self.noise * PLACE_COST * (SHIFTS / PLACED) ** 2).min(axis=2)
 
     def kings(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
               free: np.ndarray, weight: np.ndarray) -> np.ndarray:
