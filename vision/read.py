@@ -10,7 +10,8 @@ from a frame of a known position is read by `colour_read`.)
    two groups explain them better than one (Bayesian information criterion), the
    lighter group being White.
 3. A king is a crowned piece, or two men stacked (the model sees the seam and the two
-   rims where the camera sees the pieces from the side enough).
+   rims where the camera sees the pieces from the side enough); or a piece whose top's
+   middle stands out from the top round it (a crown, a sticker) as no man's does.
 4. A square nobody plays on that looks occupied has something over it (a hand, an arm):
    the playing squares near it are unknown. So is any square the model is unsure of:
    a `?` rather than a confident wrong reading.
@@ -38,6 +39,14 @@ KING_LOG_ODDS = 3.0
 KING_FLOOR = 0.3  # and never a king below this probability
 KING_PEERS = 6  # pieces for their median to tell what the set's men look like
 KING_PRIOR = 0.05  # else a man's probability of a crown or a stack
+# how far a king's mark (its top's middle against the top round it, in units of that
+# ring's own spread) must stand out: the renderer's men reach 1.7, the dev photos' men
+# 3.2, and 4.9 read again darker, recompressed or further off (a glossy top's light
+# middle); the renderer's crowned kings mostly 6 and more. Between, a square is unsure
+MARK_KING = 5.5
+MARK_UNSURE = 3.5
+MARK_OVER_MEN = 3.0  # both times the median piece's: a set whose men all bear an emblem
+# has no king by it
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,7 @@ class Observation:
     shift: np.ndarray  # (playing,) the top's displacement, squares
     tops: np.ndarray  # (playing, 3) normalised colour of each top
     rims: np.ndarray  # (playing, 3) normalised colour round each top's rim
+    marks: np.ndarray  # (playing,) how much each top's middle stands out (`top_marks`)
     plain_probs: np.ndarray  # (plain, 4)
     lean: np.ndarray  # (playing,) displacement of a point one square high
     motion: np.ndarray  # a coarse copy of the patches, for the settle detector
@@ -137,8 +147,8 @@ class SquareReader:
         probs, shift, features = self.model(np.concatenate([playing, plain]))
         tops, rims = top_colours(playing, shift[:k])
         motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
-        return Observation(probs[:k], shift[:k], tops, rims, probs[k:], self.lean,
-                           motion.reshape(-1), features[:k])
+        return Observation(probs[:k], shift[:k], tops, rims, top_marks(playing, shift[:k]),
+                           probs[k:], self.lean, motion.reshape(-1), features[:k])
 
 
 _PX = SIDE / SPAN  # patch pixels a square
@@ -168,6 +178,38 @@ def top_colours(patches: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.
     each = np.arange(len(patches))[:, None]
     return (np.median(patches[each, r, c], axis=1).astype(np.float32),
             np.median(patches[each, rim_r, rim_c], axis=1).astype(np.float32))
+
+
+def _offsets(inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of the pixels between two radii (patch pixels) of a pixel corner."""
+    o = np.arange(-SIDE // 2, SIDE // 2)
+    rows, cols = np.meshgrid(o, o, indexing="ij")
+    d = np.hypot(rows + 0.5, cols + 0.5)
+    keep = (d >= inner) & (d <= outer)
+    return rows[keep], cols[keep]
+
+
+_MARK_MIDDLE = _offsets(0.0, 0.12 * _PX)  # a crown or a sticker's middle
+_TOP_RING = _offsets(0.22 * _PX, 0.30 * _PX)  # round it, still on a man's top
+
+
+def top_marks(patches: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Per patch, how unlike the middle of its top is from the ring of top round it, in
+    units of that ring's own spread (a plain top is one colour; a crown or a sticker is
+    another in its middle). The model's crowned class is learnt from marks drawn on the
+    renderer's men and calls few real ones; this contrast reads both."""
+    top_row = np.round(SIDE // 2 - np.clip(shift, 0, 0.8) * _PX).astype(int)
+    each = np.arange(len(patches))[:, None]
+
+    def pixels(offsets):
+        rows = np.clip(top_row[:, None] + offsets[0][None], 0, SIDE - 1)
+        return patches[each, rows, SIDE // 2 + offsets[1][None]]
+
+    ring = pixels(_TOP_RING)
+    top = np.median(ring, axis=1)
+    # the spread floored: a flat rendered top would make any small mark infinite
+    spread = np.median(np.abs(ring - top[:, None]), axis=1).sum(axis=1) + 0.02
+    return np.abs(np.median(pixels(_MARK_MIDDLE), axis=1) - top).sum(axis=1) / spread
 
 
 # --- decisions ---------------------------------------------------------------------------
@@ -330,7 +372,8 @@ def decide(obs: Observation, size: int) -> Reading:
         bad = plain[covered]
         near_cover = (np.linalg.norm(dark[:, None] - bad[None], axis=2) < 1.6).any(axis=1)
     idx = np.nonzero(occupied)[0]
-    kings = _kings(obs.probs[idx, 2:].sum(axis=1))
+    crowned, mark_unsure = _marked(obs.marks[idx])
+    kings = _kings(obs.probs[idx, 2:].sum(axis=1)) | crowned
     p_white, sure_colour = _piece_colours(obs.tops[idx], obs.rims[idx], kings)
     squares: dict[int, str] = {}
     confidence: dict[int, float] = {}
@@ -339,7 +382,8 @@ def decide(obs: Observation, size: int) -> Reading:
     for k, i in enumerate(idx.tolist()):
         letter = "w" if p_white[k] >= 0.5 else "b"
         squares[i + 1] = letter.upper() if kings[k] else letter
-        confidence[i + 1] = float(sure_occ[i] * sure_colour[k])
+        confidence[i + 1] = float(sure_occ[i] * sure_colour[k]) * (
+            kings[k] or not mark_unsure[k])
     for sq in range(1, len(p_empty) + 1):
         # next to something over the board, only a reading beyond doubt stands
         if confidence[sq] < (0.99 if near_cover[sq - 1] else SURE):
@@ -399,6 +443,15 @@ def _kings(king_p: np.ndarray) -> np.ndarray:
     typical = (float(np.median(odds)) if len(odds) >= KING_PEERS
                else math.log(KING_PRIOR / (1 - KING_PRIOR)))
     return (odds >= typical + KING_LOG_ODDS) & (king_p >= KING_FLOOR)
+
+
+def _marked(marks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(kings, unsure) by the mark on each piece's top (`top_marks`): a king stands out
+    MARK_KING, a piece unsure of being one MARK_UNSURE, and either MARK_OVER_MEN times
+    the median piece's."""
+    typical = float(np.median(marks)) if len(marks) >= KING_PEERS else 0.0
+    floor = MARK_OVER_MEN * typical
+    return marks >= max(MARK_KING, floor), marks >= max(MARK_UNSURE, floor)
 
 
 def _centres(size: int) -> np.ndarray:

@@ -3,7 +3,17 @@ its unsure squares, and how the pieces' colours split."""
 
 import numpy as np
 
-from damas.vision.read import _kings, _piece_colours, learn_from_the_photo, split_colours
+from damas.vision.patches import SIDE, SPAN
+from damas.vision.read import (
+    MARK_KING,
+    MARK_UNSURE,
+    _kings,
+    _marked,
+    _piece_colours,
+    learn_from_the_photo,
+    split_colours,
+    top_marks,
+)
 
 
 def features_of(kinds, rng, spread=0.05):
@@ -121,3 +131,35 @@ def test_a_crowned_king_takes_the_colour_of_the_men_its_rim_is_like():
     p_white, _ = _piece_colours(tops[[0, 1, 2, 3, 8]], rims[[0, 1, 2, 3, 8]],
                                 kings[[0, 1, 2, 3, 8]])
     assert (p_white < 0.5).all()
+
+
+def _piece_patch(rng, shift: float, mark: float | None = None) -> np.ndarray:
+    """A patch of a dark top (radius 0.38 squares) on the empty colour, noisy, its top
+    `shift` squares up; with a light mark of that radius in its middle."""
+    px = SIDE / SPAN
+    rows, cols = np.mgrid[0:SIDE, 0:SIDE] + 0.5
+    d = np.hypot(rows - (SIDE / 2 - shift * px), cols - SIDE / 2)
+    patch = np.zeros((SIDE, SIDE, 3), np.float32)
+    patch[d <= 0.38 * px] = [-0.7, 0.1, -0.2]
+    if mark is not None:
+        patch[d <= mark * px] = [0.4, 0.0, 0.1]
+    return patch + rng.normal(0, 0.03, patch.shape).astype(np.float32)
+
+
+def test_a_mark_in_a_tops_middle_stands_out_and_a_plain_top_does_not():
+    rng = np.random.default_rng(1)
+    plain = np.stack([_piece_patch(rng, s) for s in (0.0, 0.15, 0.3)])
+    marked = np.stack([_piece_patch(rng, s, mark=0.16) for s in (0.0, 0.15, 0.3)])
+    shifts = np.array([0.0, 0.15, 0.3])
+    assert (top_marks(plain, shifts) < MARK_UNSURE).all()
+    assert (top_marks(marked, shifts) > MARK_KING).all()
+
+
+def test_a_king_by_its_mark_stands_out_from_the_men_of_its_own_photo():
+    men = [0.6, 0.9, 0.4, 1.1, 0.7, 0.8, 1.6]
+    kings, unsure = _marked(np.array(men + [8.0, 4.5]))
+    assert list(kings) == [False] * 7 + [True, False]
+    assert list(unsure) == [False] * 7 + [True, True]
+    # a set whose every man bears an emblem: none stands out enough to be a king
+    emblems = np.array([3.8, 4.2, 4.0, 3.9, 4.4, 4.1, 8.0])
+    assert not _marked(emblems)[0].any() and not _marked(emblems)[1].any()

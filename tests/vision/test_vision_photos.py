@@ -120,6 +120,24 @@ def test_pieces_on_the_light_squares_are_reported_in_one_line(capsys):
 
 
 @needs_photos
+def test_crown_stickers_on_a_set_played_on_the_light_squares_are_read_as_kings(capsys):
+    # a white sticker with a crown drawn on it, on the top of a tall purple or teal man
+    import cv2
+
+    from damas.vision.pipeline import BoardReader
+
+    photo = {p.name: p for p in load_labels(SHARED)}["desafio_damas__captured_image_perto.jpg"]
+    assert main(["read", str(photo.path), "--variant", "brazilian",
+                 "--playing-squares", "light", "--json"]) == 0
+    read = {int(s): v for s, v in json.loads(capsys.readouterr().out)["squares"].items()}
+    reader = BoardReader(8, playing="light")
+    reader.read(cv2.imread(str(photo.path)))
+    truth = playing_truth(photo, reader.pose)
+    assert sum(v in "LD" for v in truth.values()) == 2
+    assert score(read, truth).exact
+
+
+@needs_photos
 def test_a_real_photo_cut_down_to_the_board_reads_the_labelled_board():
     # what is left of a photo cropped round an oblique board has the lens's centre far
     # from its middle: a camera fitted with a centred one put the grid a row off

@@ -245,6 +245,19 @@ def test_a_man_pushed_back_off_his_centre_does_not_explain_a_low_stack(seed):
     assert reading.squares == truth
 
 
+@pytest.mark.parametrize("seed", [3, 5, 8, 11, 12])
+def test_crowned_kings_of_a_set_never_seen_are_read_by_the_mark_on_their_top(seed):
+    # no calibration: the model alone called these crowns men (every board had its
+    # kings wrong); the crown's contrast with the top round it tells them
+    scene = scene_for(seed, king_mark="crown")
+    pos = position_with_kings(VARIANT[scene.size], random.Random(seed + 100))
+    reading = BoardReader(scene.size, adapt=False).read(render(scene, pos.pieces()).image)
+    truth, n = expected(pos, scene.size), scene.size ** 2 // 2
+    turned = {q: reading.squares[n + 1 - q] for q in truth}
+    assert any(v.isupper() for v in truth.values())
+    assert truth in (reading.squares, turned)
+
+
 def test_stacks_from_overhead_read_as_men():
     # the documented limit: nothing in a view from above says a stack is two men high
     for seed in (1, 4):
