@@ -36,12 +36,12 @@ MIN_RISE = 2.0 * float(PROFILE[1] - PROFILE[0])
 SHADOW = 0.075  # the band before a piece's base left out: a contact shadow, a dark rim
 JITTER = 0.08  # how far a base may lie from its square's centre along the view (squares)
 SHIFTS = np.linspace(-JITTER, JITTER, 7)
+SIDEWAYS = np.array([-0.05, 0.0, 0.05])  # and across it
 # a piece set down well off its square's centre costs its explanation PLACE_COST noises at
 # PLACED squares off (growing as the square): without it a man pushed back lets a low
 # stack's far edge be explained as his, and kings read as men at shallow slants
 PLACED = 0.04
 PLACE_COST = 15.0
-SIDEWAYS = np.array([-0.05, 0.0, 0.05])  # and across it
 # calibration, done once, looks closer
 FIT_SHIFTS = np.linspace(-JITTER, JITTER, 13)
 FIT_SIDEWAYS = np.linspace(-0.06, 0.06, 5)

@@ -382,8 +382,9 @@ def decide(obs: Observation, size: int) -> Reading:
     for k, i in enumerate(idx.tolist()):
         letter = "w" if p_white[k] >= 0.5 else "b"
         squares[i + 1] = letter.upper() if kings[k] else letter
-        confidence[i + 1] = float(sure_occ[i] * sure_colour[k]) * (
-            kings[k] or not mark_unsure[k])
+        # a mark as strong as a glossy man's, short of a crown's: neither man nor king
+        unsure_king = mark_unsure[k] and not kings[k]
+        confidence[i + 1] = 0.0 if unsure_king else float(sure_occ[i] * sure_colour[k])
     for sq in range(1, len(p_empty) + 1):
         # next to something over the board, only a reading beyond doubt stands
         if confidence[sq] < (0.99 if near_cover[sq - 1] else SURE):

@@ -135,7 +135,7 @@ def test_a_crowned_king_takes_the_colour_of_the_men_its_rim_is_like():
 
 def _piece_patch(rng, shift: float, mark: float | None = None) -> np.ndarray:
     """A patch of a dark top (radius 0.38 squares) on the empty colour, noisy, its top
-    `shift` squares up; with a light mark of that radius in its middle."""
+    `shift` squares up; with a light mark of radius `mark` squares in its middle."""
     px = SIDE / SPAN
     rows, cols = np.mgrid[0:SIDE, 0:SIDE] + 0.5
     d = np.hypot(rows - (SIDE / 2 - shift * px), cols - SIDE / 2)
