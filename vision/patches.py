@@ -58,6 +58,11 @@ class PatchSampler:
         # pixel (row i, col j) -> centre + t_j * right - t_i * up
         pts = (centres[:, None, None, :] + t[None, None, :, None] * right[:, None, None, :]
                - t[None, :, None, None] * up[:, None, None, :])
+        n = pose.size
+        col, row = np.floor(pts[..., 0] + n / 2), np.floor(n / 2 - pts[..., 1])
+        # per patch pixel: on the board, and on a square of the colour not played on
+        self.on_board = (col >= 0) & (col < n) & (row >= 0) & (row < n)
+        self.on_plain = self.on_board & ((row + col) % 2 == 0)
         flat = pts.reshape(-1, 2)
         pix = pose.project(np.column_stack([flat, np.zeros(len(flat))])).astype(np.float32)
         self.map_x = pix[:, 0].reshape(self.count * side, side)
@@ -153,7 +158,15 @@ def to_lab(patches_bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(flat, cv2.COLOR_BGR2LAB).reshape(shape).astype(np.float32)
 
 
+def _contrast(dark_ref: np.ndarray, light_ref: np.ndarray) -> float:
+    return max(float(np.linalg.norm(light_ref - dark_ref)), 8.0)
+
+
 def normalise(patches_bgr: np.ndarray, dark_ref: np.ndarray,
               light_ref: np.ndarray) -> np.ndarray:
-    contrast = max(float(np.linalg.norm(light_ref - dark_ref)), 8.0)
-    return (to_lab(patches_bgr) - dark_ref) / contrast
+    return (to_lab(patches_bgr) - dark_ref) / _contrast(dark_ref, light_ref)
+
+
+def plain_colour(dark_ref: np.ndarray, light_ref: np.ndarray) -> np.ndarray:
+    """The plain squares' colour as `normalise` gives it (the playing squares' is zero)."""
+    return (light_ref - dark_ref) / _contrast(dark_ref, light_ref)

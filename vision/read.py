@@ -30,7 +30,7 @@ from damas.rules.fen import write_fen
 
 from .board import BoardPose
 from .occupancy import OccupancyModel
-from .patches import SIDE, SPAN, BoardPatches, normalise
+from .patches import SIDE, SPAN, BoardPatches, normalise, plain_colour
 
 SURE = 0.8  # the least probability a reading is given for (else `?`)
 # a king's odds of a crown or a stack against its photo's men's (the dev photos' men
@@ -124,6 +124,9 @@ class Observation:
     features: np.ndarray | None = None  # (playing, F) the model's features
 
 
+MAYBE_EMPTY = 0.95  # the model's P(empty) under which a square's top is looked at
+
+
 class SquareReader:
     """Reads the squares of one pose."""
 
@@ -146,8 +149,15 @@ class SquareReader:
         plain = normalise(raw[k:], light_ref, dark_ref)
         probs, shift, features = self.model(np.concatenate([playing, plain]))
         tops, rims = top_colours(playing, shift[:k])
+        squares = self.patches.squares
+        # only where a piece may stand: the search for a top is the costliest part here
+        maybe = np.nonzero(probs[:k, 0] < MAYBE_EMPTY)[0]
+        marks = np.zeros(k, np.float32)
+        marks[maybe] = top_marks(playing[maybe], shift[maybe], self.lean[maybe],
+                                 squares.on_board[maybe], squares.on_plain[maybe],
+                                 plain_colour(dark_ref, light_ref))
         motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
-        return Observation(probs[:k], shift[:k], tops, rims, top_marks(playing, shift[:k]),
+        return Observation(probs[:k], shift[:k], tops, rims, marks,
                            probs[k:], self.lean, motion.reshape(-1), features[:k])
 
 
@@ -192,24 +202,56 @@ def _offsets(inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
 _MARK_MIDDLE = _offsets(0.0, 0.12 * _PX)  # a crown or a sticker's middle
 _TOP_RING = _offsets(0.22 * _PX, 0.30 * _PX)  # round it, still on a man's top
 
+# The model's displacement of a top is learnt on the renderer's men and falls short on
+# tall real pieces (a crowned king's top 0.1-0.2 squares further off, measured on the dev
+# photos), so the top is looked for near it: from TOP_BEFORE pixels before it to
+# TOP_BEYOND beyond, never higher than the tallest piece shows (TALLEST squares high),
+# and where the ring round its middle lies on the piece (ON_PIECE of the ring's points
+# UNLIKE_BOARD from the bare board beneath them: else a ring on the board round a
+# piece's edge makes any man "marked"), the place whose ring is most of one colour.
+TOP_BEFORE, TOP_BEYOND = 2, 5  # patch pixels: 0.1 and 0.25 squares
+TALLEST = 0.7
+ON_PIECE = 0.75
+UNLIKE_BOARD = 0.25  # normalised colour, summed over its three parts
 
-def top_marks(patches: np.ndarray, shift: np.ndarray) -> np.ndarray:
+
+def top_marks(patches: np.ndarray, shift: np.ndarray, lean: np.ndarray,
+              on_board: np.ndarray, on_plain: np.ndarray,
+              plain_colour: np.ndarray) -> np.ndarray:
     """Per patch, how unlike the middle of its top is from the ring of top round it, in
     units of that ring's own spread (a plain top is one colour; a crown or a sticker is
     another in its middle). The model's crowned class is learnt from marks drawn on the
-    renderer's men and calls few real ones; this contrast reads both."""
-    top_row = np.round(SIDE // 2 - np.clip(shift, 0, 0.8) * _PX).astype(int)
-    each = np.arange(len(patches))[:, None]
+    renderer's men and calls few real ones; this contrast reads both. on_board and
+    on_plain say, per patch pixel, where the bare board is and where it is of the plain
+    squares' (normalised) colour, the playing squares' being zero."""
+    n = len(patches)
+    model_up = np.round(np.clip(shift, 0, 0.8) * _PX).astype(int)
+    highest = np.maximum(model_up, np.floor(np.minimum(0.8, TALLEST * lean) * _PX))
+    steps = np.arange(-TOP_BEFORE, TOP_BEYOND + 1)
+    up = model_up[:, None] + steps[None]  # (n, places)
+    allowed = ((up >= 0) & (up <= highest[:, None])) | (steps == 0)[None]
+    top_row = SIDE // 2 - np.clip(up, 0, SIDE // 2)
+    each = np.arange(n)[:, None, None]
 
-    def pixels(offsets):
-        rows = np.clip(top_row[:, None] + offsets[0][None], 0, SIDE - 1)
-        return patches[each, rows, SIDE // 2 + offsets[1][None]]
+    def at(offsets):
+        rows = np.clip(top_row[:, :, None] + offsets[0][None, None], 0, SIDE - 1)
+        return rows, np.broadcast_to(SIDE // 2 + offsets[1], rows.shape)
 
-    ring = pixels(_TOP_RING)
-    top = np.median(ring, axis=1)
+    rows, cols = at(_TOP_RING)
+    ring = patches[each, rows, cols]  # (n, places, points, 3)
+    top = np.median(ring, axis=2)
     # the spread floored: a flat rendered top would make any small mark infinite
-    spread = np.median(np.abs(ring - top[:, None]), axis=1).sum(axis=1) + 0.02
-    return np.abs(np.median(pixels(_MARK_MIDDLE), axis=1) - top).sum(axis=1) / spread
+    spread = np.median(np.abs(ring - top[:, :, None]), axis=2).sum(axis=2) + 0.02
+    bare = on_plain[each, rows, cols][..., None] * plain_colour
+    board = on_board[each, rows, cols]
+    unlike = (np.abs(ring - bare).sum(axis=3) > UNLIKE_BOARD) & board
+    on_piece = unlike.sum(axis=2) >= ON_PIECE * board.sum(axis=2)
+    best = np.argmin(np.where(allowed & (on_piece | (steps == 0)[None]), spread, np.inf),
+                     axis=1)
+    pick = np.arange(n), best
+    rows, cols = at(_MARK_MIDDLE)
+    middle = np.median(patches[np.arange(n)[:, None], rows[pick], cols[pick]], axis=1)
+    return np.abs(middle - top[pick]).sum(axis=1) / spread[pick]
 
 
 # --- decisions ---------------------------------------------------------------------------

@@ -151,8 +151,19 @@ def test_a_mark_in_a_tops_middle_stands_out_and_a_plain_top_does_not():
     plain = np.stack([_piece_patch(rng, s) for s in (0.0, 0.15, 0.3)])
     marked = np.stack([_piece_patch(rng, s, mark=0.16) for s in (0.0, 0.15, 0.3)])
     shifts = np.array([0.0, 0.15, 0.3])
-    assert (top_marks(plain, shifts) < MARK_UNSURE).all()
-    assert (top_marks(marked, shifts) > MARK_KING).all()
+    lean, on_board = np.full(3, 0.6), np.ones((3, SIDE, SIDE), bool)
+    on_plain = np.zeros((3, SIDE, SIDE), bool)
+    plain_colour = np.array([1.0, 0.0, 0.0])
+
+    def marks(patches, shifts):
+        return top_marks(patches, shifts, lean, on_board, on_plain, plain_colour)
+
+    assert (marks(plain, shifts) < MARK_UNSURE).all()
+    assert (marks(marked, shifts) > MARK_KING).all()
+    # a tall piece's top further off than the model said is found there
+    assert (marks(marked, shifts - 0.1) > MARK_KING).all()
+    # and a ring round a man's far edge, on the bare board, makes no mark
+    assert (marks(plain, shifts - 0.3) < MARK_UNSURE).all()
 
 
 def test_a_king_by_its_mark_stands_out_from_the_men_of_its_own_photo():
