@@ -229,7 +229,7 @@ def top_marks(patches: np.ndarray, shift: np.ndarray, lean: np.ndarray,
     highest = np.maximum(model_up, np.floor(np.minimum(0.8, TALLEST * lean) * _PX))
     steps = np.arange(-TOP_BEFORE, TOP_BEYOND + 1)
     up = model_up[:, None] + steps[None]  # (n, places)
-    allowed = ((up >= 0) & (up <= highest[:, None])) | (steps == 0)[None]
+    within = (up >= 0) & (up <= highest[:, None])
     top_row = SIDE // 2 - np.clip(up, 0, SIDE // 2)
     each = np.arange(n)[:, None, None]
 
@@ -246,8 +246,9 @@ def top_marks(patches: np.ndarray, shift: np.ndarray, lean: np.ndarray,
     board = on_board[each, rows, cols]
     unlike = (np.abs(ring - bare).sum(axis=3) > UNLIKE_BOARD) & board
     on_piece = unlike.sum(axis=2) >= ON_PIECE * board.sum(axis=2)
-    best = np.argmin(np.where(allowed & (on_piece | (steps == 0)[None]), spread, np.inf),
-                     axis=1)
+    # the model's own place always stands, whatever its ring lies on
+    usable = (within & on_piece) | (steps == 0)[None]
+    best = np.argmin(np.where(usable, spread, np.inf), axis=1)
     pick = np.arange(n), best
     rows, cols = at(_MARK_MIDDLE)
     middle = np.median(patches[np.arange(n)[:, None], rows[pick], cols[pick]], axis=1)
