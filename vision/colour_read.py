@@ -227,12 +227,15 @@ def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
             dist = np.linalg.norm(sampler.dark_xy[:, None] - sampler.dark_xy[None], axis=2)
             near_bad |= ((dist < 1.5) & covered[None, :]).any(axis=1)
 
-    tall = np.zeros(len(labels), bool)
-    if stack is not None:
-        pieces = np.nonzero([lab != "e" for lab in labels])[0]
-        if len(pieces):
-            tall[pieces] = stack.kings(*stack_view(samples, light, sampler, labels, model,
-                                                   pieces))
+    # a king: crowned, or (with a stack model) two men high
+    king = np.zeros(len(labels), bool)
+    pieces = np.nonzero([lab != "e" for lab in labels])[0]
+    if len(pieces):
+        own = [CLASSES.index(labels[i]) for i in pieces]
+        king[pieces] = crown_scores(crown[pieces], own, model) > model.crown_limit
+        if stack is not None:
+            king[pieces] |= stack.kings(*stack_view(samples, light, sampler, labels, model,
+                                                    pieces))
 
     squares: dict[int, str] = {}
     confidence: dict[int, float] = {}
@@ -241,8 +244,7 @@ def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
         if outlier[i] or near_bad[i]:
             squares[square], confidence[square] = "?", 0.0
             continue
-        if lab != "e" and (tall[i] or crown_score(crown[i], CLASSES.index(lab), model)
-                           > model.crown_limit):
+        if king[i]:
             lab = lab.upper()
         squares[square], confidence[square] = lab, float(conf[i])
     return Reading(n, squares, confidence, hand=hand), feats, labels
@@ -277,25 +279,27 @@ def _board_at_a_corner(samples: Samples, light: LightField, sampler: Sampler,
     return (d2 <= OUTLIER_D2).any(axis=1)
 
 
-def crown_score(samples: np.ndarray, own: int, model: ColourModel) -> float:
-    """How far the samples on top (one per height tried) stand from everything a man's
-    top, or what lies beyond it, can show: any piece colour, the board (light or dark),
-    or a blend of his colour with the board (the rim of his top, blurred). The largest
-    over the heights: large on a king's medallion, whatever the set's height."""
-    return max(_crown_distance(x, own, model) for x in samples)
-
-
-def _crown_distance(x: np.ndarray, own: int, model: ColourModel) -> float:
-    d2 = model.distances(x[None])[0]
+def crown_scores(samples: np.ndarray, own: list[int], model: ColourModel) -> np.ndarray:
+    """Per piece, how far its samples on top (pieces, heights tried, 3) stand from
+    everything a man's top, or what lies beyond it, can show: any piece colour, the
+    board (light or dark), or a blend of his colour (`own`, class indices) with the
+    board (the rim of his top, blurred). The largest over the heights: large on a king's
+    medallion, whatever the set's height. All pieces at once: this runs every frame."""
+    pieces, heights = samples.shape[:2]
+    x = samples.reshape(-1, 3)
     light_var = model.light_spread ** 2 + 0.04 ** 2
-    best = min(float(d2.min()), float(x @ x) / light_var)
-    top = model.components[model.index(CLASSES[own])]
-    a = top.mean
+    best = np.minimum(model.distances(x).min(axis=1), np.einsum("ij,ij->i", x, x) / light_var)
+    tops = [model.components[model.index(label)] for label in CLASSES]
+    rows = np.repeat(np.asarray(own, int), heights)
+    a = np.array([t.mean for t in tops])[rows]
+    inv = np.array([t.inv for t in tops])[rows]
     for b in (model.mean("e"), np.zeros(3)):
-        t = float(np.clip(np.dot(x - a, b - a) / (np.dot(b - a, b - a) + 1e-12), 0, 1))
-        d = x - (a + t * (b - a))
-        best = min(best, float(d @ top.inv @ d))
-    return best
+        ab = b - a
+        t = np.clip(np.einsum("ij,ij->i", x - a, ab)
+                    / (np.einsum("ij,ij->i", ab, ab) + 1e-12), 0, 1)
+        d = x - (a + t[:, None] * ab)
+        best = np.minimum(best, np.einsum("ij,ijk,ik->i", d, inv, d))
+    return best.reshape(pieces, heights).max(axis=1)
 
 
 # --- learning without a model ---------------------------------------------------------------

@@ -28,7 +28,7 @@ from .colour_read import (
     Occlusion,
     body_features,
     crown_features,
-    crown_score,
+    crown_scores,
     fit_light,
     guess_labels,
     read_samples,
@@ -284,13 +284,12 @@ class BoardReader:
         crowns = crown_features(samples, light, sampler)
         kings = set() if self.known is None else {
             s for s, v in self.known.pieces().items() if v.isupper()}
-        scores = [crown_score(crowns[i], CLASSES.index(lab), model)
-                  for i, lab in enumerate(labels) if lab != "e" and i + 1 not in kings]
-        if scores:
-            model.crown_limit = max(KING_D2, 2.0 * max(scores))
-        # only men teach a man's height
+        # only men teach a man's height and what a man's top shows
         men = np.array([i for i, lab in enumerate(labels)
                         if lab != "e" and i + 1 not in kings], int)
+        if len(men):
+            scores = crown_scores(crowns[men], [CLASSES.index(labels[i]) for i in men], model)
+            model.crown_limit = max(KING_D2, 2.0 * float(scores.max()))
         self.stack = StackModel.fit(*stack_view(samples, light, sampler, labels, model, men))
         return model
 
