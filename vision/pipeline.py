@@ -91,6 +91,9 @@ class BoardReader:
         self.sampler: Sampler | None = None
         self.occlusion: Occlusion | None = None
         self.squares: SquareReader | None = None
+        # the occupancy model's look at the frame a fresh locate adopted its pose from,
+        # for the read of that same frame (taken by `read` at once, never kept)
+        self._fresh_look: Observation | None = None
         self.relocations = 0
         self.guessed_side = False
         self.unseen_set = False  # True: read by the occupancy model, nothing learned
@@ -176,10 +179,16 @@ class BoardReader:
 
     def _adopt(self, frame: np.ndarray, loc: Location) -> None:
         pose = loc.pose
+        # without a colour model the parity check, the orientation and the reading all
+        # need the occupancy model's look at this frame in this pose: one look serves
+        # them (building the patches and the look are most of a fresh photo's time)
+        first_look: tuple[SquareReader, Observation] | None = None
         if self.playing == "light":
             pose = pose.turned(1)
-        else:
-            self._check_parity(frame, pose)
+        elif self.model is None:
+            reader = SquareReader(pose, self.occupancy or load())
+            first_look = (reader, reader.observe(frame))
+            self._check_parity(first_look[1])
         if not loc.oriented:
             candidates = [pose, pose.turned(2)]
             white_dir = self.white_dir
@@ -187,18 +196,18 @@ class BoardReader:
                 pose = max(candidates, key=lambda p: float(
                     np.dot(p.white_side_in_image(), white_dir)))
             else:
-                pose = self._orient_by_position(frame, candidates)
+                pose = self._orient_by_position(frame, candidates, first_look)
         self.set_pose(pose, frame)
+        if first_look is not None and first_look[0].pose is pose:
+            self.squares, self._fresh_look = first_look
         if self.white_dir is None and not self.guessed_side:
             # from now on a bumped board is found again the same way round
             self.white_dir = pose.white_side_in_image()
 
-    def _check_parity(self, frame: np.ndarray, pose: BoardPose) -> None:
+    @staticmethod
+    def _check_parity(obs: Observation) -> None:
         """Pieces on the plain squares and few on the others: a set played on the light
         squares, which the rules do not know; said in one line."""
-        if self.model is not None:
-            return
-        obs = SquareReader(pose, self.occupancy or load()).observe(frame)
         on_plain = int((obs.plain_probs[:, 0] < 0.5).sum())
         on_playing = int((obs.probs[:, 0] < 0.5).sum())
         if on_plain >= 3 and on_plain > 2 * on_playing:
@@ -207,7 +216,8 @@ class BoardReader:
                 "the dark ones): the rules (000 §2.2, §5.3) play on the dark squares; to "
                 "read this set as it is, use --playing-squares light")
 
-    def _orient_by_position(self, frame, candidates: list[BoardPose]) -> BoardPose:
+    def _orient_by_position(self, frame, candidates: list[BoardPose],
+                            first_look: tuple[SquareReader, Observation] | None) -> BoardPose:
         """Without markers or a side: the way round that makes the known position (or
         the start position) fit, White being the lighter pieces. A photo of another
         position is read by the occupancy model: White's side is then the side White's
@@ -245,12 +255,15 @@ class BoardReader:
             raise OrientationUnknown(
                 "the board is found but not where White sits: give --white-at "
                 "(bottom, top, left, right), a calibration, or show the start position")
-        return self._orient_unseen_set(frame, candidates)
+        return self._orient_unseen_set(frame, candidates, first_look)
 
-    def _orient_unseen_set(self, frame, candidates: list[BoardPose]) -> BoardPose:
+    def _orient_unseen_set(self, frame, candidates: list[BoardPose],
+                           first_look: tuple[SquareReader, Observation] | None) -> BoardPose:
+        """`first_look`: the look already taken in `candidates[0]`, if any."""
         self.unseen_set = True
-        reading = decide(SquareReader(candidates[0], self.occupancy or load()).observe(frame),
-                         self.size)
+        obs = (first_look[1] if first_look is not None and first_look[0].pose is candidates[0] else
+               SquareReader(candidates[0], self.occupancy or load()).observe(frame))
+        reading = decide(obs, self.size)
         rows = {c: [(s - 1) // (self.size // 2) for s, v in reading.squares.items()
                     if v.lower() == c] for c in "wb"}
         if rows["w"] and rows["b"] and abs(np.mean(rows["w"]) - np.mean(rows["b"])) >= 1.0:
@@ -334,6 +347,7 @@ class BoardReader:
         fresh = self.pose is None
         if fresh:
             self.locate(frame)
+        look, self._fresh_look = self._fresh_look, None
         pose, sampler = self._located()
         samples = sampler.sample(frame)
         if not fresh and not self._pose_still_fits(frame, samples):
@@ -348,7 +362,7 @@ class BoardReader:
         self.last_samples = samples
         side = side_of(pose.white_side_in_image())
         if self.model is None:
-            self.last = self._square_reader().observe(frame)
+            self.last = look if fresh and look is not None else self._square_reader().observe(frame)
             reading = decide(self.last, self.size)
             notes = (GUESSED,) if self.guessed_side else ()
             return Reading(reading.size, reading.squares, reading.confidence, reading.hand,

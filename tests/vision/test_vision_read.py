@@ -109,6 +109,36 @@ def test_a_set_never_seen_oriented_by_markers_in_a_game_of_one_colour_is_read(se
     assert reading.squares == expected(pos, 10)
 
 
+def test_a_fresh_photo_of_a_set_never_seen_is_looked_at_once(monkeypatch):
+    # the parity check, the orientation and the reading each looked at the photo with
+    # the occupancy model, three times the same work; one look now serves all three
+    from damas.vision.read import SquareReader
+
+    looks = []
+    observe = SquareReader.observe
+    monkeypatch.setattr(SquareReader, "observe",
+                        lambda self, frame: looks.append(self.pose) or observe(self, frame))
+    scene = scene_for(32, size=8, markers=False)
+    pos = game_position("brazilian", random.Random(9), 25)
+    reader = BoardReader(8)
+    reading = reader.read(render(scene, pos.pieces()).image)
+    assert reader.unseen_set and len(looks) == 1
+    truth = expected(pos, 8)
+    turned = {33 - s: v for s, v in truth.items()}
+    assert max(sum(reading.squares[s] == t[s] for s in t) for t in (truth, turned)) >= 28
+
+
+def test_the_look_a_locate_took_is_not_read_again_for_another_frame():
+    # a locate's look at its frame is for the read of that frame only
+    scene = scene_for(32, size=8, markers=False)
+    first = game_position("brazilian", random.Random(9), 25)
+    reader = BoardReader(8)
+    reader.locate(render(scene, first.pieces()).image)
+    assert reader.unseen_set
+    empty = reader.read(render(scene, {}).image)
+    assert set(empty.squares.values()) == {"e"}
+
+
 def test_a_known_position_that_is_not_in_view_is_refused():
     scene = scene_for(33, size=8, markers=False)
     pos = game_position("brazilian", random.Random(9), 25)
