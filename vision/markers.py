@@ -76,30 +76,31 @@ def _rank(name: str) -> tuple[int, str]:
     return (int(digits) if digits.isdigit() else 10 ** 6, name)
 
 
-def _read_bits(gray: np.ndarray, quad: np.ndarray, bits: int):
-    """(inner bits, crispness) of a candidate quadrilateral read as a marker of
-    bits x bits cells, or None when its border is not black all round. Crispness is
-    how even the cells are against the contrast between them: high only when the grid
-    read has the marker's own cell size."""
+def _read_bits(gray: np.ndarray, quads: list[np.ndarray], bits: int):
+    """(inner bits (Q, bits, bits), crispness (Q,), black border all round (Q,)) of
+    candidate quadrilaterals read as markers of bits x bits cells. Crispness is how even
+    the cells are against the contrast between them: high only when the grid read has the
+    marker's own cell size."""
     import cv2
 
     cells = bits + 2
     px = 6
     side = cells * px
     dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    warped = cv2.warpPerspective(gray, M, (side, side), flags=cv2.INTER_LINEAR)
-    inner = warped[px // 3: side - px // 3, px // 3: side - px // 3]
-    level, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    blocks = warped.reshape(cells, px, cells, px)[:, 1:-1, :, 1:-1].astype(np.float32)
-    means = blocks.mean(axis=(1, 3))
-    grid = (means > level).astype(np.uint8)
-    border = np.concatenate([grid[0], grid[-1], grid[:, 0], grid[:, -1]])
-    if border.mean() > 0.1:
-        return None
-    contrast = float(means.max() - means.min()) + 1e-6
-    spread = float(blocks.std(axis=(1, 3)).mean())
-    return grid[1:-1, 1:-1].copy(), 1 - spread / contrast
+    warped = np.stack([cv2.warpPerspective(gray, cv2.getPerspectiveTransform(
+        quad.astype(np.float32), dst), (side, side), flags=cv2.INTER_LINEAR)
+        for quad in quads])
+    cut = px // 3
+    levels = np.array([cv2.threshold(w[cut:side - cut, cut:side - cut], 0, 255,
+                                     cv2.THRESH_BINARY | cv2.THRESH_OTSU)[0] for w in warped])
+    blocks = warped.reshape(len(quads), cells, px, cells, px)[:, :, 1:-1, :, 1:-1]
+    blocks = blocks.astype(np.float32)
+    means = blocks.mean(axis=(2, 4))
+    grid = (means > levels[:, None, None]).astype(np.uint8)
+    border = np.concatenate([grid[:, 0], grid[:, -1], grid[:, :, 0], grid[:, :, -1]], axis=1)
+    contrast = means.max(axis=(1, 2)) - means.min(axis=(1, 2)) + 1e-6
+    spread = blocks.std(axis=(2, 4)).mean(axis=(1, 2))
+    return grid[:, 1:-1, 1:-1], 1 - spread / contrast, border.mean(axis=1) <= 0.1
 
 
 def find(gray: np.ndarray) -> list[Marker]:
@@ -135,16 +136,18 @@ def _candidates(gray: np.ndarray, scale: float) -> list[np.ndarray]:
 def _read_candidates(gray: np.ndarray, quads: list[np.ndarray],
                      found: list[Marker] | None = None) -> list[Marker]:
     found = list(found or [])
-    for quad in quads:
-        hits = []
-        for bits in (4, 5, 6, 7):
-            read = _read_bits(gray, quad, bits)
-            if read is not None and (hit := _codebook(bits).get(read[0].tobytes())):
-                hits.append((read[1], hit))
-        if not hits:
+    hits: list[list] = [[] for _ in quads]
+    for bits in (4, 5, 6, 7) if quads else ():
+        codes, crisp, bordered = _read_bits(gray, quads, bits)
+        book = _codebook(bits)
+        for k in np.nonzero(bordered)[0]:
+            if hit := book.get(codes[k].tobytes()):
+                hits[k].append((crisp[k], hit))
+    for quad, quad_hits in zip(quads, hits, strict=True):
+        if not quad_hits:
             continue
         # a code read on the wrong grid size may match by chance: the crispest wins
-        name, marker_id, turn = max(hits, key=lambda h: h[0])[1]
+        name, marker_id, turn = max(quad_hits, key=lambda h: h[0])[1]
         ordered = np.roll(quad, -turn, axis=0).astype(np.float64)
         if all(np.linalg.norm(m.centre - ordered.mean(axis=0)) > 2 for m in found):
             found.append(Marker(name, marker_id, ordered))
