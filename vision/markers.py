@@ -136,8 +136,10 @@ def _candidates(gray: np.ndarray, scale: float) -> list[np.ndarray]:
 def _read_candidates(gray: np.ndarray, quads: list[np.ndarray],
                      found: list[Marker] | None = None) -> list[Marker]:
     found = list(found or [])
+    if not quads:
+        return found
     hits: list[list] = [[] for _ in quads]
-    for bits in (4, 5, 6, 7) if quads else ():
+    for bits in (4, 5, 6, 7):
         codes, crisp, bordered = _read_bits(gray, quads, bits)
         book = _codebook(bits)
         for k in np.nonzero(bordered)[0]:
