@@ -32,8 +32,11 @@ def saddle_response(gray: np.ndarray, sigma: float) -> np.ndarray:
     gxx = cv2.Sobel(g, cv2.CV_32F, 2, 0, ksize=3)
     gyy = cv2.Sobel(g, cv2.CV_32F, 0, 2, ksize=3)
     gxy = cv2.Sobel(g, cv2.CV_32F, 1, 1, ksize=3)
-    r = (gxy * gxy - gxx * gyy) * sigma ** 4
-    return np.maximum(r, 0)
+    # in place: a fresh array a step costs as much as the step on a frame this size
+    r = np.multiply(gxy, gxy, out=gxy)
+    r -= np.multiply(gxx, gyy, out=gxx)
+    r *= sigma ** 4
+    return np.maximum(r, 0, out=r)
 
 
 def _peaks(response: np.ndarray, radius: int, limit: int) -> np.ndarray:
@@ -43,8 +46,11 @@ def _peaks(response: np.ndarray, radius: int, limit: int) -> np.ndarray:
     top = float(response.max())
     if top <= 0:
         return np.empty((0, 2), np.float32)
-    ys, xs = np.nonzero((response >= dil) & (response > 0.01 * top))
-    order = np.argsort(-response[ys, xs])[:limit]
+    ys, xs = np.nonzero(response > 0.01 * top)  # few: the peak test only there
+    strong = response[ys, xs]
+    peak = strong >= dil[ys, xs]
+    ys, xs = ys[peak], xs[peak]
+    order = np.argsort(-strong[peak])[:limit]
     return np.column_stack([xs[order], ys[order]]).astype(np.float32)
 
 
@@ -125,13 +131,11 @@ def find_corners(gray: np.ndarray, max_points: int = 400) -> Corners:
     pts, strength, angles, scale, profile = (a[order] for a in
                                              (pts, strength, angles, scale, profile))
     dist = np.linalg.norm(pts[:, None] - pts[None], axis=2)
-    close = dist <= 0.8 * np.minimum(scale[:, None], scale[None])
+    close = np.triu(dist <= 0.8 * np.minimum(scale[:, None], scale[None]), 1)
     keep_mask = np.ones(len(pts), bool)
-    for i in range(len(pts)):
+    for i in np.nonzero(close.any(axis=1))[0]:  # the few with a weaker twin
         if keep_mask[i]:
-            later = close[i].copy()
-            later[: i + 1] = False
-            keep_mask[later] = False
+            keep_mask[close[i]] = False
     keep_arr = np.nonzero(keep_mask)[0][:max_points]
     pts = pts[keep_arr].reshape(-1, 1, 2).astype(np.float32).copy()
     if len(pts):

@@ -133,9 +133,36 @@ def _candidates(gray: np.ndarray, scale: float) -> list[np.ndarray]:
     return [c.reshape(4, 2) / scale for c in (*corners, *rejected)]
 
 
+def _dark_rimmed(gray: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """Which quads are darker all round their outer ninth than inside: a marker's black
+    border is at least that wide whatever its grid (7x7 bits and the border make 9
+    cells), so only these need reading at every grid size. Most of OpenCV's rejected
+    candidates (plain squares, piece tops, glare) fail here."""
+    import cv2
+
+    px, cells = 3, 9
+    side = px * cells
+    dst = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    warped = np.stack([cv2.warpPerspective(gray, cv2.getPerspectiveTransform(
+        quad.astype(np.float32), dst), (side, side), flags=cv2.INTER_LINEAR)
+        for quad in quads]).astype(np.float32)
+    middle = warped[:, px:-px, px:-px].reshape(len(quads), -1)
+    rim = np.concatenate([warped[:, :px].reshape(len(quads), -1),
+                          warped[:, -px:].reshape(len(quads), -1),
+                          warped[:, px:-px, :px].reshape(len(quads), -1),
+                          warped[:, px:-px, -px:].reshape(len(quads), -1)], axis=1)
+    # halfway between the middle's dark and light: the bits hold both (no marker is all
+    # black or all white inside), the rim lies below it bar a few blurred pixels
+    lo, hi = np.percentile(middle, [5, 95], axis=1)
+    level = (lo + hi) / 2
+    return ((rim > level[:, None]).mean(axis=1) <= 0.25) & (hi - lo > 0)
+
+
 def _read_candidates(gray: np.ndarray, quads: list[np.ndarray],
                      found: list[Marker] | None = None) -> list[Marker]:
     found = list(found or [])
+    if quads:
+        quads = [q for q, ok in zip(quads, _dark_rimmed(gray, quads), strict=True) if ok]
     if not quads:
         return found
     hits: list[list] = [[] for _ in quads]
