@@ -33,15 +33,19 @@ def refine_nodes(gray: np.ndarray, to_pixels, nodes: np.ndarray) -> tuple[np.nda
     """Sub-pixel corners near where `to_pixels` (board xy -> pixels) puts each node;
     (points, found) where found says a checker corner is really there."""
     H = to_pixels
-    guess = H(nodes.astype(np.float64))
-    step = np.linalg.norm(H(nodes + [1.0, 0.0]) - guess, axis=1)
-    step = np.minimum(step, np.linalg.norm(H(nodes + [0.0, 1.0]) - guess, axis=1))
+    m = len(nodes)
+    # one call for every point wanted: a projection's cost is mostly per call
+    nodes = nodes.astype(np.float64)
+    guess, right, up = np.split(H(np.vstack([nodes, nodes + [1.0, 0.0], nodes + [0.0, 1.0]])),
+                                [m, 2 * m])
+    step = np.minimum(np.linalg.norm(right - guess, axis=1),
+                      np.linalg.norm(up - guess, axis=1))
     h, w = gray.shape
     win = int(np.clip(0.22 * np.median(step), 2, 15))
     inside = ((guess[:, 0] > win + 1) & (guess[:, 0] < w - win - 2)
               & (guess[:, 1] > win + 1) & (guess[:, 1] < h - win - 2))
     pts = guess.copy()
-    found = np.zeros(len(nodes), bool)
+    found = np.zeros(m, bool)
     if inside.sum() == 0:
         return pts, found
     p = guess[inside].astype(np.float32).reshape(-1, 1, 2).copy()
@@ -51,8 +55,8 @@ def refine_nodes(gray: np.ndarray, to_pixels, nodes: np.ndarray) -> tuple[np.nda
     moved = np.linalg.norm(p - guess[inside], axis=1)
     # the same small diagonals around the refined point, in the lattice's own directions
     shift = p - guess[inside]
-    around = [H(nodes[inside] + d) + shift for d in DIAGONALS]
-    pix = np.vstack(around).astype(np.float32)
+    around = H(np.vstack([nodes[inside] + d for d in DIAGONALS])) + np.tile(shift, (4, 1))
+    pix = around.astype(np.float32)
     vals = cv2.remap(gray, pix[:, 0].reshape(1, -1), pix[:, 1].reshape(1, -1),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     ok = checker_corners(vals.astype(np.float32).reshape(4, -1))

@@ -124,8 +124,8 @@ def dark_parity_is_odd(image: np.ndarray, pose: BoardPose) -> bool:
     return level[True] < level[False]
 
 
-def _finish(image, pose: BoardPose, used: int, seen: dict | None) -> Location:
-    if not dark_parity_is_odd(image, pose):
+def _finish(gray, pose: BoardPose, used: int, seen: dict | None) -> Location:
+    if not dark_parity_is_odd(gray, pose):
         pose = pose.turned(1)
     oriented = False
     if seen:
@@ -182,7 +182,7 @@ def _from_lattice(image, gray, s, lattice: Lattice, n: int,
     pose, used = _pose_from_nodes(image, gray, world_to_pixels, n, intrinsics, "grid")
     _check_edges(gray, pose)
     seen = marker_defs.ours(marker_defs.find(gray)) if use_markers else {}
-    return _finish(image, pose, used, seen)
+    return _finish(gray, pose, used, seen)
 
 
 def _check_edges(gray: np.ndarray, pose: BoardPose) -> None:
@@ -212,7 +212,7 @@ def _from_outline(image, gray, outline: np.ndarray, n: int,
                      np.float64)
     H = cv2.getPerspectiveTransform(world.astype(np.float32), outline.astype(np.float32))
     pose, used = _pose_from_nodes(image, gray, H.astype(np.float64), n, intrinsics, "markers")
-    return _finish(image, pose, used, seen)
+    return _finish(gray, pose, used, seen)
 
 
 def track(image: np.ndarray, previous: BoardPose,
