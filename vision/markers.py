@@ -7,9 +7,10 @@ table just outside), in this order seen from White's chair: 0 near-left, 1 near-
 dictionary still give the board's outline. Their exact distance from the playing area
 does not matter: the locator fits the squares themselves.
 
-OpenCV's detector finds the candidate quadrilaterals once; each is then read as a grid
-of bits (4x4 to 7x7 inside a black border) and looked up in a table of every predefined
-dictionary (all four turns), so trying all 22 dictionaries costs one detection.
+OpenCV's detector finds the candidate quadrilaterals once; each with a dark rim is then
+read as a grid of bits (4x4 to 7x7 inside a black border) and looked up in a table of
+every predefined dictionary (all four turns), so trying all 22 dictionaries costs one
+detection.
 """
 
 from __future__ import annotations
