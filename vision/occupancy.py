@@ -1,8 +1,13 @@
 """The occupancy model: per square patch, the probabilities that it is empty, holds a
 man, a crowned piece or two men stacked (both kings), and how far the piece's top is
-displaced from its base. A small CNN trained on
-synthetic patches (`train`, `synth`), shipped as ONNX and run by OpenCV's dnn module on
-the CPU (no extra runtime)."""
+displaced from its base. Small CNNs trained on synthetic patches (`train`, `synth`),
+shipped as ONNX and run by OpenCV's dnn module on the CPU (no extra runtime).
+
+A model is the mean of its members: the net at its path (`occupancy.onnx`) and the nets
+beside it numbered from 2 (`occupancy.2.onnx`), the same training from other seeds.
+Two nets trained alike err on different patches of a photo unlike what they learned
+(blurred, recompressed, far off), so where one is sure and wrong the mean is mostly
+unsure: a `?`, not a wrong square (measured in the vision README)."""
 
 from __future__ import annotations
 
@@ -17,34 +22,58 @@ from .errors import VisionError
 WEIGHTS = Path(__file__).with_name("models") / "occupancy.onnx"
 
 
+def members(path: Path) -> list[Path]:
+    """The nets of the model at `path`: itself, then `STEM.2.onnx`, `STEM.3.onnx`, ...
+    for as long as they are there."""
+    found = [path]
+    while (nxt := path.with_name(f"{path.stem}.{len(found) + 1}{path.suffix}")).is_file():
+        found.append(nxt)
+    return found
+
+
 class OccupancyModel:
     def __init__(self, path: str | Path = WEIGHTS):
         path = Path(path)
         if not path.is_file():
             raise VisionError(f"{path}: the occupancy model is missing (reinstall damas, "
                               "or train one with `damas train vision`)")
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as e:
-            raise VisionError(f"{path}: not a readable model ({e})") from None
         self.path = path
-        self.outputs = list(self.net.getUnconnectedOutLayersNames())
+        self.nets = []
+        for member in members(path):
+            try:
+                net = cv2.dnn.readNetFromONNX(str(member))
+            except cv2.error as e:
+                raise VisionError(f"{member}: not a readable model ({e})") from None
+            self.nets.append((net, list(net.getUnconnectedOutLayersNames())))
 
     def __call__(self, patches: np.ndarray):
         """(N, side, side, 3) normalised patches -> ((N, 4) probabilities of empty, a man,
         a crowned piece, two men stacked; (N,) displacement of a piece's top, squares;
-        (N, F) the features they come from)."""
+        (N, F) the features they come from): the members' mean probabilities and
+        displacements, and their features side by side, each member's of unit length."""
         if len(patches) == 0:
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros((0, 1))
         blob = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
-        self.net.setInput(blob)
-        outs = self.net.forward(self.outputs)
-        out = outs[0].reshape(len(patches), -1)
-        features = outs[1].reshape(len(patches), -1) if len(outs) > 1 else out
-        k = out.shape[1] - 1  # the classes, then the displacement
-        logits = out[:, :k] - out[:, :k].max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True), out[:, k], features
+        probs, shifts, features = [], [], []
+        for net, outputs in self.nets:
+            p, shift, f = _run(net, outputs, blob)
+            probs.append(p)
+            shifts.append(shift)
+            features.append(f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-9))
+        return (np.mean(probs, axis=0), np.mean(shifts, axis=0),
+                np.concatenate(features, axis=1))
+
+
+def _run(net, outputs: list[str], blob: np.ndarray):
+    net.setInput(blob)
+    outs = net.forward(outputs)
+    n = len(blob)
+    out = outs[0].reshape(n, -1)
+    features = outs[1].reshape(n, -1) if len(outs) > 1 else out
+    k = out.shape[1] - 1  # the classes, then the displacement
+    logits = out[:, :k] - out[:, :k].max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    return p / p.sum(axis=1, keepdims=True), out[:, k], features
 
 
 @lru_cache(maxsize=8)

@@ -23,6 +23,8 @@ CHUNK = 5000
 RENDER_CHUNK = 2000
 CLASSES = 4  # empty, man, crowned piece, two men stacked
 BATCH = 512
+HELD_OUT = 1000  # the least held-out patches, to report on
+MIN_SAMPLES = HELD_OUT + BATCH  # and a batch to train on
 RENDERED_SHARE = 8  # one patch in eight is cut from a frame of damas' own renderer
 
 
@@ -250,7 +252,7 @@ def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs:
         x, y, d = np.concatenate([x, xp]), np.concatenate([y, yp]), np.concatenate([d, dp])
         mix = np.random.default_rng(seed + 1).permutation(len(y))
         x, y, d = x[mix], y[mix], d[mix]
-    hold = max(1000, len(y) // 50)  # a held-out slice, to report
+    hold = max(HELD_OUT, len(y) // 50)  # a held-out slice, to report
     xt = torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2)))
     yt, dt = torch.from_numpy(y), torch.from_numpy(d)
     x_val, y_val, x_tr, y_tr, d_tr = xt[:hold], yt[:hold], xt[hold:], yt[hold:], dt[hold:]
@@ -334,43 +336,76 @@ def _export(model, out: Path) -> None:
     os.replace(tmp, out)
 
 
+MEMBERS = 2  # nets in a model, each trained alike from its own seed (see `occupancy`)
+
+
+def member_path(path: Path, member: int) -> Path:
+    """Where member `member` (1, 2, ...) of the model at `path` is kept."""
+    return path if member == 1 else path.with_name(f"{path.stem}.{member}{path.suffix}")
+
+
 def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
               workers: int, photos: Path | None, progress=print,
               cache: Path | None = None) -> dict:
-    """The models damas ships, into `folder`: a base model on synthetic and rendered
-    patches; with `photos`, that base fine-tuned on the photos too (occupancy.onnx, with
-    a manifest of the sources it saw), and once per source without that source
-    (loso/SOURCE.onnx), so `bench vision --photos` never scores a photo with a model that
-    saw it. Without photos the base model is the shipped one."""
+    """The models damas ships, into `folder`, each of MEMBERS nets trained from seeds
+    `seed`, `seed` + 1, ...: a base net on synthetic and rendered patches; with
+    `photos`, that base fine-tuned on the photos too (occupancy.onnx, with a manifest of
+    the sources it saw), and once per source without that source (loso/SOURCE.onnx), so
+    `bench vision --photos` never scores a photo with a model that saw it. Without
+    photos the base nets are the shipped ones."""
     import json
-    import shutil
 
     from .photos import load_labels
 
     folder = Path(folder)
-    work = folder / "training"
+    sources = sorted({p.source for p in load_labels(photos)}) if photos is not None else []
+    report: dict = {}
+    for member in range(1, MEMBERS + 1):
+        tag = "" if member == 1 else f".{member}"
+        progress(f"net {member} of {MEMBERS} (seed {seed + member - 1})")
+        trained = _train_member(folder / "training" / f"net{member}", samples, epochs,
+                                fine_epochs, seed + member - 1, workers, photos, sources,
+                                progress, None if cache is None else member_path(cache, member))
+        for name, (out, result) in trained.items():
+            report[name + tag] = result
+            if name == "base" and photos is not None:
+                continue  # the base of the fine-tuned nets, shipped only without photos
+            target = (folder / "occupancy.onnx" if name in ("all", "base") else
+                      folder / "loso" / f"{name}.onnx")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _copy_atomically(out, member_path(target, member))
+    manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
+                "fine_tune_epochs": fine_epochs if sources else 0,
+                "seeds": [seed + k for k in range(MEMBERS)]}
+    (folder / "occupancy.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return report
+
+
+def _train_member(work: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
+                  workers: int, photos: Path | None, sources: list[str], progress,
+                  cache: Path | None) -> dict[str, tuple[Path, dict]]:
+    """One net of each model, in `work`: {"base", "all" or a source's short name: (its
+    .onnx, its training report)}; with no photos, the base net alone."""
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.onnx"
     # drawn once: every fine-tuning below trains on the same patches as the base
     patches = drawn_patches(samples, seed, workers, progress, cache)
-    report = {"base": train(base, patches, epochs, seed, progress)}
-    sources: list[str] = []
-    if photos is not None:
-        sources = sorted({p.source for p in load_labels(photos)})
-        (folder / "loso").mkdir(exist_ok=True)
-        for source in sources + [None]:
-            name = "all" if source is None else source.split("/")[-1]
-            progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
-            out = work / f"{name}.onnx"
-            report[name] = train(out, patches, fine_epochs, seed, progress, photos=photos,
-                                 exclude=() if source is None else (source,),
-                                 init=base.with_suffix(".pt"), lr=1e-3)
-            target = folder / "occupancy.onnx" if source is None else folder / "loso" / (
-                name + ".onnx")
-            shutil.copyfile(out, target)
-    else:
-        shutil.copyfile(base, folder / "occupancy.onnx")
-    manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
-                "fine_tune_epochs": fine_epochs if sources else 0, "seed": seed}
-    (folder / "occupancy.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    return report
+    trained = {"base": (base, train(base, patches, epochs, seed, progress))}
+    if photos is None:
+        return trained
+    for source in sources + [None]:
+        name = "all" if source is None else source.split("/")[-1]
+        progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
+        out = work / f"{name}.onnx"
+        trained[name] = (out, train(out, patches, fine_epochs, seed, progress, photos=photos,
+                                    exclude=() if source is None else (source,),
+                                    init=base.with_suffix(".pt"), lr=1e-3))
+    return trained
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    import shutil
+
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.copyfile(source, tmp)
+    os.replace(tmp, target)

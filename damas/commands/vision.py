@@ -304,12 +304,15 @@ def run_calibrate_board(args) -> int:
 
 def run_train(args) -> int:
     from damas.vision.occupancy import WEIGHTS
-    from damas.vision.train import recall_text, train_all
+    from damas.vision.train import MEMBERS, MIN_SAMPLES, recall_text, train_all
 
     for name, value in (("--samples", args.samples), ("--epochs", args.epochs),
                         ("--fine-epochs", args.fine_epochs), ("--workers", args.workers)):
         if value < 1:
             raise DamasError(f"{name} must be at least 1")
+    if args.samples < MIN_SAMPLES:
+        raise DamasError(f"--samples must be at least {MIN_SAMPLES} (a held-out slice of "
+                         "1000 and a batch to train on)")
     folder = Path(args.out) if args.out else WEIGHTS.parent
     report = train_all(folder, args.samples, args.epochs, args.fine_epochs, args.seed,
                        args.workers, Path(args.photos) if args.photos else None,
@@ -319,7 +322,7 @@ def run_train(args) -> int:
         print(f"{name}: {r['samples']} patches, {r['epochs']} epochs, "
               f"{r['seconds'] / 60:.1f} min, held-out accuracy "
               f"{100 * r['held_out_accuracy']:.2f} % ({recall_text(r['held_out_recall'])})")
-    print(f"models in {folder} (seed {args.seed})")
+    print(f"models in {folder} (nets from seeds {args.seed}-{args.seed + MEMBERS - 1})")
     return 0
 
 

@@ -16,3 +16,12 @@ def test_the_recall_of_a_class_never_called_is_nought():
 
 def test_a_class_with_no_held_out_patch_is_left_out():
     assert per_class_recall(np.array([1, 1]), np.array([1, 0])) == {"empty": 0.0, "men": 1.0}
+
+
+def test_too_few_samples_to_train_on_is_a_one_line_error(tmp_path, capsys):
+    from damas.cli import main
+
+    assert main(["train", "vision", "--samples", "400", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--samples must be at least 1512" in err and err.count("\n") == 1
+    assert not any(tmp_path.iterdir())  # nothing drawn, nothing written
