@@ -22,11 +22,16 @@ from .errors import VisionError
 WEIGHTS = Path(__file__).with_name("models") / "occupancy.onnx"
 
 
+def member_path(path: Path, member: int) -> Path:
+    """Where net `member` (1, 2, ...) of the model at `path` is kept: `path` itself, then
+    `STEM.2.onnx`, `STEM.3.onnx`, ..."""
+    return path if member == 1 else path.with_name(f"{path.stem}.{member}{path.suffix}")
+
+
 def members(path: Path) -> list[Path]:
-    """The nets of the model at `path`: itself, then `STEM.2.onnx`, `STEM.3.onnx`, ...
-    for as long as they are there."""
+    """The nets of the model at `path`, for as long as they are there."""
     found = [path]
-    while (nxt := path.with_name(f"{path.stem}.{len(found) + 1}{path.suffix}")).is_file():
+    while (nxt := member_path(path, len(found) + 1)).is_file():
         found.append(nxt)
     return found
 

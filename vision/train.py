@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import VisionError
+from .occupancy import member_path
 from .patches import SIDE
 
 CHUNK = 5000
@@ -337,11 +338,6 @@ def _export(model, out: Path) -> None:
 
 
 MEMBERS = 2  # nets in a model, each trained alike from its own seed (see `occupancy`)
-
-
-def member_path(path: Path, member: int) -> Path:
-    """Where member `member` (1, 2, ...) of the model at `path` is kept."""
-    return path if member == 1 else path.with_name(f"{path.stem}.{member}{path.suffix}")
 
 
 def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: int,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from damas.vision.errors import VisionError
-from damas.vision.occupancy import WEIGHTS, OccupancyModel, members
+from damas.vision.occupancy import WEIGHTS, OccupancyModel, member_path, members
 from damas.vision.patches import SIDE
-from damas.vision.train import MEMBERS, member_path
+from damas.vision.train import MEMBERS
 
 
 def _patches(n=12, seed=3):
