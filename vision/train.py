@@ -351,6 +351,8 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
     photos the base nets are the shipped ones."""
     import json
 
+    from damas.calibration.store import atomic_write_bytes, atomic_write_text
+
     from .photos import load_labels
 
     folder = Path(folder)
@@ -359,49 +361,41 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
     for member in range(1, MEMBERS + 1):
         tag = "" if member == 1 else f".{member}"
         progress(f"net {member} of {MEMBERS} (seed {seed + member - 1})")
-        trained = _train_member(folder / "training" / f"net{member}", samples, epochs,
-                                fine_epochs, seed + member - 1, workers, photos, sources,
-                                progress, None if cache is None else member_path(cache, member))
-        for name, (out, result) in trained.items():
-            report[name + tag] = result
-            if name == "base" and photos is not None:
-                continue  # the base of the fine-tuned nets, shipped only without photos
-            target = (folder / "occupancy.onnx" if name in ("all", "base") else
+        reports, nets = _train_member(
+            folder / "training" / f"net{member}", samples, epochs, fine_epochs,
+            seed + member - 1, workers, photos, sources, progress,
+            None if cache is None else member_path(cache, member))
+        report.update({name + tag: result for name, result in reports.items()})
+        for name, net in nets.items():
+            target = (folder / "occupancy.onnx" if name == "all" else
                       folder / "loso" / f"{name}.onnx")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _copy_atomically(out, member_path(target, member))
+            atomic_write_bytes(member_path(target, member), net.read_bytes())
     manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
                 "fine_tune_epochs": fine_epochs if sources else 0,
                 "seeds": [seed + k for k in range(MEMBERS)]}
-    (folder / "occupancy.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    atomic_write_text(folder / "occupancy.json", json.dumps(manifest, indent=1) + "\n")
     return report
 
 
 def _train_member(work: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
                   workers: int, photos: Path | None, sources: list[str], progress,
-                  cache: Path | None) -> dict[str, tuple[Path, dict]]:
-    """One net of each model, in `work`: {"base", "all" or a source's short name: (its
-    .onnx, its training report)}; with no photos, the base net alone."""
+                  cache: Path | None) -> tuple[dict[str, dict], dict[str, Path]]:
+    """One net of each model, trained in `work`: (each training's report, by "base",
+    "all" or a source's short name; the .onnx to ship for "all" (the model of every
+    source, or the base without photos) and for each source's short name)."""
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.onnx"
     # drawn once: every fine-tuning below trains on the same patches as the base
     patches = drawn_patches(samples, seed, workers, progress, cache)
-    trained = {"base": (base, train(base, patches, epochs, seed, progress))}
+    reports = {"base": train(base, patches, epochs, seed, progress)}
     if photos is None:
-        return trained
+        return reports, {"all": base}
+    nets = {}
     for source in sources + [None]:
         name = "all" if source is None else source.split("/")[-1]
         progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
-        out = work / f"{name}.onnx"
-        trained[name] = (out, train(out, patches, fine_epochs, seed, progress, photos=photos,
-                                    exclude=() if source is None else (source,),
-                                    init=base.with_suffix(".pt"), lr=1e-3))
-    return trained
-
-
-def _copy_atomically(source: Path, target: Path) -> None:
-    import shutil
-
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.copyfile(source, tmp)
-    os.replace(tmp, target)
+        nets[name] = work / f"{name}.onnx"
+        reports[name] = train(nets[name], patches, fine_epochs, seed, progress,
+                              photos=photos, exclude=() if source is None else (source,),
+                              init=base.with_suffix(".pt"), lr=1e-3)
+    return reports, nets

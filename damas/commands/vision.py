@@ -304,7 +304,7 @@ def run_calibrate_board(args) -> int:
 
 def run_train(args) -> int:
     from damas.vision.occupancy import WEIGHTS
-    from damas.vision.train import MEMBERS, MIN_SAMPLES, recall_text, train_all
+    from damas.vision.train import BATCH, HELD_OUT, MEMBERS, MIN_SAMPLES, recall_text, train_all
 
     for name, value in (("--samples", args.samples), ("--epochs", args.epochs),
                         ("--fine-epochs", args.fine_epochs), ("--workers", args.workers)):
@@ -312,7 +312,7 @@ def run_train(args) -> int:
             raise DamasError(f"{name} must be at least 1")
     if args.samples < MIN_SAMPLES:
         raise DamasError(f"--samples must be at least {MIN_SAMPLES} (a held-out slice of "
-                         "1000 and a batch to train on)")
+                         f"{HELD_OUT} and a batch of {BATCH} to train on)")
     folder = Path(args.out) if args.out else WEIGHTS.parent
     report = train_all(folder, args.samples, args.epochs, args.fine_epochs, args.seed,
                        args.workers, Path(args.photos) if args.photos else None,
