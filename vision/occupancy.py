@@ -7,7 +7,10 @@ A model is the mean of its members: the net at its path (`occupancy.onnx`) and t
 beside it numbered from 2 (`occupancy.2.onnx`), the same training from other seeds.
 Two nets trained alike err on different patches of a photo unlike what they learned
 (blurred, recompressed, far off), so where one is sure and wrong the mean is mostly
-unsure: a `?`, not a wrong square (measured in the vision README)."""
+unsure: a `?`, not a wrong square (measured in the vision README). Each net also
+reads every patch mirrored left to right (which keeps a piece's top displaced upwards,
+see `patches`) and its two readings are averaged: the same calming of a net's slips for
+one more look, no training."""
 
 from __future__ import annotations
 
@@ -55,15 +58,19 @@ class OccupancyModel:
         """(N, side, side, 3) normalised patches -> ((N, 4) probabilities of empty, a man,
         a crowned piece, two men stacked; (N,) displacement of a piece's top, squares;
         (N, F) the features they come from): the members' mean probabilities and
-        displacements, and their features side by side, each member's of unit length."""
+        displacements over each patch and its mirror image, and their features side by
+        side, each member's (summed over the two images) of unit length."""
         if len(patches) == 0:
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros((0, 1))
         blob = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
+        n = len(blob)
+        both = np.concatenate([blob, blob[..., ::-1]])  # one forward pass for the two
         probs, shifts, features = [], [], []
         for net, outputs in self.nets:
-            p, shift, f = _run(net, outputs, blob)
-            probs.append(p)
-            shifts.append(shift)
+            p, shift, f = _run(net, outputs, both)
+            probs.append((p[:n] + p[n:]) / 2)
+            shifts.append((shift[:n] + shift[n:]) / 2)
+            f = f[:n] + f[n:]
             features.append(f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-9))
         return (np.mean(probs, axis=0), np.mean(shifts, axis=0),
                 np.concatenate(features, axis=1))

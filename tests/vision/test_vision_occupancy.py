@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from damas.vision.errors import VisionError
-from damas.vision.occupancy import WEIGHTS, OccupancyModel, member_path, members
+from damas.vision.occupancy import WEIGHTS, OccupancyModel, _run, member_path, members
 from damas.vision.patches import SIDE
 from damas.vision.train import MEMBERS
 
@@ -26,25 +26,40 @@ def test_every_shipped_model_has_all_its_nets():
 
 def test_a_model_reads_as_the_mean_of_its_nets(tmp_path):
     alone = []
-    for k in (1, 2):
+    for k in range(1, MEMBERS + 1):
         folder = tmp_path / f"net{k}"
         folder.mkdir()
         shutil.copyfile(member_path(WEIGHTS, k), folder / "occupancy.onnx")
         alone.append(OccupancyModel(folder / "occupancy.onnx"))
     assert all(len(m.nets) == 1 for m in alone)
-    both = OccupancyModel(WEIGHTS)
-    assert len(both.nets) == 2
+    together = OccupancyModel(WEIGHTS)
+    assert len(together.nets) == MEMBERS
     x = _patches()
-    p, shift, features = both(x)
-    one, two = alone[0](x), alone[1](x)
-    assert not np.allclose(one[0], two[0])  # two nets, not one twice
-    np.testing.assert_allclose(p, (one[0] + two[0]) / 2, atol=1e-6)
+    p, shift, features = together(x)
+    each = [m(x) for m in alone]
+    assert not np.allclose(each[0][0], each[1][0])  # other nets, not one again
+    np.testing.assert_allclose(p, np.mean([e[0] for e in each], axis=0), atol=1e-6)
     np.testing.assert_allclose(p.sum(axis=1), 1, atol=1e-5)
-    np.testing.assert_allclose(shift, (one[1] + two[1]) / 2, atol=1e-6)
-    width = one[2].shape[1]
-    assert features.shape == (len(x), width + two[2].shape[1])
+    np.testing.assert_allclose(shift, np.mean([e[1] for e in each], axis=0), atol=1e-6)
+    widths = np.cumsum([0] + [e[2].shape[1] for e in each])
+    assert features.shape == (len(x), widths[-1])
     # each net's features count alike, whatever their scale
-    np.testing.assert_allclose(np.linalg.norm(features[:, :width], axis=1), 1, atol=1e-5)
+    for a, b in zip(widths[:-1], widths[1:]):
+        np.testing.assert_allclose(np.linalg.norm(features[:, a:b], axis=1), 1, atol=1e-5)
+
+
+def test_a_patch_and_its_mirror_image_read_alike():
+    """Each net reads a patch and its mirror image and averages them, so the model
+    cannot tell the two apart; a net alone can (else the mirror adds nothing)."""
+    x = _patches()
+    mirrored = np.ascontiguousarray(x[:, :, ::-1])
+    model = OccupancyModel(WEIGHTS)
+    for got, want in zip(model(mirrored), model(x)):
+        np.testing.assert_allclose(got, want, atol=1e-5)
+    net, outputs = model.nets[0]
+    one = _run(net, outputs, np.ascontiguousarray(x.transpose(0, 3, 1, 2)))[0]
+    other = _run(net, outputs, np.ascontiguousarray(mirrored.transpose(0, 3, 1, 2)))[0]
+    assert not np.allclose(one, other, atol=1e-3)
 
 
 def test_a_damaged_net_is_named(tmp_path):
