@@ -337,7 +337,7 @@ def _export(model, out: Path) -> None:
     os.replace(tmp, out)
 
 
-MEMBERS = 2  # nets in a model, each trained alike from its own seed (see `occupancy`)
+MEMBERS = 3  # nets in a model, each trained alike from its own seed (see `occupancy`)
 
 
 def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
