@@ -31,6 +31,12 @@ def member_path(path: Path, member: int) -> Path:
     return path if member == 1 else path.with_name(f"{path.stem}.{member}{path.suffix}")
 
 
+def without_source(folder: Path, source: str) -> Path:
+    """Where the model of `folder` trained without the photos of `source` (owner/name)
+    is kept: loso/NAME.onnx, so a photo is never scored by a model that saw it."""
+    return folder / "loso" / f"{source.split('/')[-1]}.onnx"
+
+
 def members(path: Path) -> list[Path]:
     """The nets of the model at `path`, for as long as they are there."""
     found = [path]

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 
 from .errors import VisionError
-from .occupancy import WEIGHTS, load, trained_on
+from .occupancy import WEIGHTS, load, trained_on, without_source
 from .photos import LabelledPhoto, load_labels, playing_truth, score
 from .pipeline import BoardReader, PiecesOnLightSquares
 
@@ -30,10 +30,11 @@ def model_for(photo: LabelledPhoto):
     """(the occupancy model that never saw this photo's source, how it was chosen)."""
     if photo.source not in trained_on():
         return load(), "shipped model (never saw this source)"
-    loso = WEIGHTS.parent / "loso" / (photo.source.split("/")[-1] + ".onnx")
+    loso = without_source(WEIGHTS.parent, photo.source)
     if not loso.is_file():
         raise VisionError(f"{loso}: no model trained without {photo.source}, and the "
-                          "shipped one was trained on it: retrain with --loso")
+                          "shipped one was trained on it: retrain with "
+                          "`damas train vision --photos DIR`")
     return load(str(loso)), "trained without this source"
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import VisionError
-from .occupancy import member_path
+from .occupancy import member_path, without_source
 from .patches import SIDE
 
 CHUNK = 5000
@@ -366,9 +366,9 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
             seed + member - 1, workers, photos, sources, progress,
             None if cache is None else member_path(cache, member))
         report.update({name + tag: result for name, result in reports.items()})
-        for name, net in nets.items():
-            target = (folder / "occupancy.onnx" if name == "all" else
-                      folder / "loso" / f"{name}.onnx")
+        for source, net in nets.items():
+            target = (folder / "occupancy.onnx" if source is None else
+                      without_source(folder, source))
             atomic_write_bytes(member_path(target, member), net.read_bytes())
     manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
                 "fine_tune_epochs": fine_epochs if sources else 0,
@@ -379,23 +379,23 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
 
 def _train_member(work: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
                   workers: int, photos: Path | None, sources: list[str], progress,
-                  cache: Path | None) -> tuple[dict[str, dict], dict[str, Path]]:
+                  cache: Path | None) -> tuple[dict[str, dict], dict[str | None, Path]]:
     """One net of each model, trained in `work`: (each training's report, by "base",
-    "all" or a source's short name; the .onnx to ship for "all" (the model of every
-    source, or the base without photos) and for each source's short name)."""
+    "all" or a source's short name; the .onnx to ship, by the source it was trained
+    without, or None for the model of every source (the base without photos))."""
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.onnx"
     # drawn once: every fine-tuning below trains on the same patches as the base
     patches = drawn_patches(samples, seed, workers, progress, cache)
     reports = {"base": train(base, patches, epochs, seed, progress)}
     if photos is None:
-        return reports, {"all": base}
+        return reports, {None: base}
     nets = {}
     for source in sources + [None]:
         name = "all" if source is None else source.split("/")[-1]
         progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
-        nets[name] = work / f"{name}.onnx"
-        reports[name] = train(nets[name], patches, fine_epochs, seed, progress,
+        nets[source] = work / f"{name}.onnx"
+        reports[name] = train(nets[source], patches, fine_epochs, seed, progress,
                               photos=photos, exclude=() if source is None else (source,),
                               init=base.with_suffix(".pt"), lr=1e-3)
     return reports, nets

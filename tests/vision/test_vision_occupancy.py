@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from damas.vision.errors import VisionError
-from damas.vision.occupancy import WEIGHTS, OccupancyModel, _run, member_path, members
+from damas.vision.occupancy import (WEIGHTS, OccupancyModel, _run, member_path, members,
+                                    trained_on, without_source)
 from damas.vision.patches import SIDE
 from damas.vision.train import MEMBERS
 
@@ -17,11 +18,14 @@ def _patches(n=12, seed=3):
 
 
 def test_every_shipped_model_has_all_its_nets():
-    models = [WEIGHTS] + sorted(p for p in (WEIGHTS.parent / "loso").glob("*.onnx")
-                                if "." not in p.stem)
-    assert len(models) == 6  # the shipped model and one without each of 5 sources
+    sources = trained_on()
+    assert len(sources) == 5  # the dev photos' sources, each left out of one model
+    models = [WEIGHTS] + [without_source(WEIGHTS.parent, s) for s in sorted(sources)]
     for path in models:
         assert members(path) == [member_path(path, k) for k in range(1, MEMBERS + 1)]
+    shipped = sorted((WEIGHTS.parent / "loso").glob("*.onnx"))
+    assert shipped == sorted(member_path(p, k) for p in models[1:]
+                             for k in range(1, MEMBERS + 1))
 
 
 def test_a_model_reads_as_the_mean_of_its_nets(tmp_path):
