@@ -6,8 +6,15 @@ import numpy as np
 import pytest
 
 from damas.vision.errors import VisionError
-from damas.vision.occupancy import (WEIGHTS, OccupancyModel, _run, member_path, members,
-                                    trained_on, without_source)
+from damas.vision.occupancy import (
+    WEIGHTS,
+    OccupancyModel,
+    _run,
+    member_path,
+    members,
+    trained_on,
+    without_source,
+)
 from damas.vision.patches import SIDE
 from damas.vision.train import MEMBERS
 
@@ -48,7 +55,7 @@ def test_a_model_reads_as_the_mean_of_its_nets(tmp_path):
     widths = np.cumsum([0] + [e[2].shape[1] for e in each])
     assert features.shape == (len(x), widths[-1])
     # each net's features count alike, whatever their scale
-    for a, b in zip(widths[:-1], widths[1:]):
+    for a, b in zip(widths[:-1], widths[1:], strict=True):
         np.testing.assert_allclose(np.linalg.norm(features[:, a:b], axis=1), 1, atol=1e-5)
 
 
@@ -58,7 +65,7 @@ def test_a_patch_and_its_mirror_image_read_alike():
     x = _patches()
     mirrored = np.ascontiguousarray(x[:, :, ::-1])
     model = OccupancyModel(WEIGHTS)
-    for got, want in zip(model(mirrored), model(x)):
+    for got, want in zip(model(mirrored), model(x), strict=True):
         np.testing.assert_allclose(got, want, atol=1e-5)
     net, outputs = model.nets[0]
     one = _run(net, outputs, np.ascontiguousarray(x.transpose(0, 3, 1, 2)))[0]
