@@ -17,6 +17,7 @@ and to tell White's side when their ids say it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -180,9 +181,35 @@ def _from_lattice(image, gray, s, lattice: Lattice, n: int,
     L = _lattice_to_world(lattice.H, extent.a0, extent.b0, n)
     world_to_pixels = scale @ lattice.H @ np.linalg.inv(L)
     pose, used = _pose_from_nodes(image, gray, world_to_pixels, n, intrinsics, "grid")
+    found = marker_defs.find(gray) if use_markers else []
+    shift = _off_the_markers_centre(pose, found)
+    if shift is not None:
+        moved = world_to_pixels @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]])
+        pose, used = _pose_from_nodes(image, gray, moved, n, intrinsics, "grid")
     _check_edges(gray, pose)
-    seen = marker_defs.ours(marker_defs.find(gray)) if use_markers else {}
-    return _finish(gray, pose, used, seen)
+    return _finish(gray, pose, used, marker_defs.ours(found))
+
+
+def _off_the_markers_centre(pose: BoardPose,
+                            found: list[marker_defs.Marker]) -> np.ndarray | None:
+    """Four corner markers frame the board evenly, so their centre is the playing
+    area's: the whole line (x, y squares) the area must move by to be centred on them,
+    or None. A dark frame beside the dark squares can pass for one more line of them,
+    and a column of light men on the far edge for a line off the board (a rendered board
+    seen at 40 degrees); markers placed unevenly, or round something else, say nothing,
+    and nor do three (the fourth, completed as a parallelogram, is squares off in a
+    view at a slant)."""
+    outline = marker_defs.outline(found)
+    if outline is None or 4 not in Counter(m.dictionary for m in found).values():
+        return None
+    ideal = pose.camera.intrinsics.undistort_pixels(outline)
+    on_board = np.linalg.inv(pose.camera.plane_homography()) @ np.column_stack(
+        [ideal, np.ones(len(ideal))]).T
+    centre = (on_board[:2] / on_board[2]).mean(axis=1)
+    shift = np.rint(centre)
+    if np.abs(shift).max() != 1 or np.abs(centre - shift).max() > 0.3:
+        return None
+    return shift
 
 
 def _check_edges(gray: np.ndarray, pose: BoardPose) -> None:

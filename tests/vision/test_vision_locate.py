@@ -10,8 +10,10 @@ from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
 from damas.rules import Position
 from damas.vision.board import BoardPose
 from damas.vision.errors import BoardNotFound, BoardOfAnotherSize
-from damas.vision.locate import locate
+from damas.vision.locate import _off_the_markers_centre, locate
+from damas.vision.markers import Marker
 from damas.vision.render import render
+from damas.vision.scene import Scene
 
 CASES = [  # seed, fixed scene values
     (11, {"scheme": "wood", "size": 10, "tilt_deg": 0.0, "markers": False}),
@@ -51,6 +53,51 @@ def test_a_start_position_at_44_degrees_with_a_frame_of_the_dark_colour_is_found
     shot = render(scene, Position.start("international").pieces())
     found = locate(shot.image, 10)
     assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
+
+
+def test_corner_markers_centre_the_playing_area_that_a_dark_frame_pulls_a_line_off():
+    # at 40 degrees the dark frame looked like one more line of dark squares and the far
+    # column of white men like a line off the board: the grid, one column off, put the
+    # start position on the light squares; the four markers round the frame centre it
+    scene = Scene(size=10, scheme="green", square_mm=42.339639816927516,
+                  frame_mm=41.4247725373596, piece_diameter=0.8963211998156887,
+                  piece_height=0.18395155024156779, markers=True, colour_jitter=0.08,
+                  table_rgb=(208, 222, 172), hfov_deg=65.93728938613708,
+                  tilt_deg=39.96907513114304, rotation_deg=205.4140952566552,
+                  roll_deg=-1.4222674907218158, fill=0.8561796638763393,
+                  offset=(0.03984387091276225, 0.02744231682221198),
+                  dist=(-0.06659635754281251, -0.01345238126510131, 0.0, 0.0, 0.0),
+                  light_azimuth_deg=36.35906966439244, light_elevation_deg=56.33336819035672,
+                  ambient=0.5283409156713896, shadow_softness=0.07055373297486672,
+                  gradient=0.1798440876500031, vignette=0.0902624240793472,
+                  tint=(0.9436318254996245, 1.0, 1.0563681745003755),
+                  exposure=1.0156760836122705, noise=3.085581355859226,
+                  blur=1.0982355601161107, jpeg_quality=50, seed=728338642,
+                  noise_seed=332489156)  # a scene of the bench's seed 2, as it drew it
+    shot = render(scene, Position.start("international").pieces())
+    found = locate(shot.image, 10)
+    assert found.oriented
+    assert centre_error(found.pose, truth_pose(shot)) < 0.12
+
+
+def test_markers_placed_unevenly_or_only_three_leave_the_squares_extent_alone():
+    camera = Camera.looking_at(Intrinsics.guess(1280, 720), (0, 0, 0), 20.0, 30.0, 250.0)
+    pose = BoardPose(10, camera)
+
+    def markers(dx, dy, dictionary="DICT_4X4_50", count=4):
+        # markers round a 10x10 board's frame, their centres moved by (dx, dy) squares
+        spots = [(-6, 6), (6, 6), (6, -6), (-6, -6)][:count]
+        return [Marker(dictionary, k, pose.project_flat(
+            np.array([(x + dx, y + dy)]) + [[-0.3, -0.3], [0.3, -0.3], [0.3, 0.3], [-0.3, 0.3]]))
+            for k, (x, y) in enumerate(spots)]
+
+    assert _off_the_markers_centre(pose, markers(0, 0)) is None
+    assert list(_off_the_markers_centre(pose, markers(1, 0))) == [1, 0]
+    assert list(_off_the_markers_centre(pose, markers(-1.1, 0.9, "DICT_APRILTAG_36h11"))) == [-1, 1]
+    assert _off_the_markers_centre(pose, markers(0.5, 0)) is None  # stuck where they fitted
+    assert _off_the_markers_centre(pose, markers(2, 0)) is None  # round something else
+    assert _off_the_markers_centre(pose, markers(1, 0, count=3)) is None
+    assert _off_the_markers_centre(pose, []) is None
 
 
 def test_a_big_board_far_off_at_a_slant_is_not_taken_for_a_small_one():
