@@ -17,7 +17,6 @@ and to tell White's side when their ids say it.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -199,13 +198,11 @@ def _off_the_markers_centre(pose: BoardPose,
     seen at 40 degrees); markers placed unevenly, or round something else, say nothing,
     and nor do three (the fourth, completed as a parallelogram, is squares off in a
     view at a slant)."""
-    outline = marker_defs.outline(found)
-    if outline is None or 4 not in Counter(m.dictionary for m in found).values():
+    four = marker_defs.four_of_one_dictionary(found)
+    if four is None:
         return None
-    ideal = pose.camera.intrinsics.undistort_pixels(outline)
-    on_board = np.linalg.inv(pose.camera.plane_homography()) @ np.column_stack(
-        [ideal, np.ones(len(ideal))]).T
-    centre = (on_board[:2] / on_board[2]).mean(axis=1)
+    ideal = pose.camera.intrinsics.undistort_pixels(np.array([m.centre for m in four]))
+    centre = _apply(np.linalg.inv(pose.camera.plane_homography()), ideal).mean(axis=0)
     shift = np.rint(centre)
     if np.abs(shift).max() != 1 or np.abs(centre - shift).max() > 0.3:
         return None

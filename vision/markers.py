@@ -184,19 +184,24 @@ def _read_candidates(gray: np.ndarray, quads: list[np.ndarray],
     return found
 
 
-def outline(markers: list[Marker]) -> np.ndarray | None:
-    """The four corners of a board framed by four markers (their centres, in turn round
-    the board): four markers of one dictionary, or three of damas' own; else None."""
+def four_of_one_dictionary(markers: list[Marker]) -> list[Marker] | None:
+    """Four markers of one dictionary, seen (a board's four corners), or None."""
     by_dict: dict[str, list[Marker]] = {}
     for m in markers:
         by_dict.setdefault(m.dictionary, []).append(m)
-    four = [ms for ms in by_dict.values() if len(ms) == 4]
-    if four:
-        centres = np.array([m.centre for m in four[0]])
+    return next((ms for ms in by_dict.values() if len(ms) == 4), None)
+
+
+def outline(markers: list[Marker]) -> np.ndarray | None:
+    """The four corners of a board framed by four markers (their centres, in turn round
+    the board): four markers of one dictionary, or three of damas' own; else None."""
+    four = four_of_one_dictionary(markers)
+    if four is not None:
+        centres = np.array([m.centre for m in four])
     else:
         # three of damas' own: their ids say which corner is missing (a hand over it,
         # a glare); it completes the parallelogram, close enough for the corners to refine
-        ours_seen = {m.id: m.centre for m in by_dict.get(DICTIONARY, []) if m.ours}
+        ours_seen = ours(markers)
         if len(ours_seen) != 3:
             return None
         (missing,) = set(CORNER_IDS) - set(ours_seen)
