@@ -10,11 +10,17 @@ Lines stream with character counting against GRBL's 128-byte receive buffer, and
 acknowledgement is checked against what was sent: a block of work ends with `G4 P0` (its
 `ok` comes once the motion has ended) and `$G`, whose `[GC:...]` report must come
 exactly when every line before it has been acknowledged; nothing after a `$G` is sent
-before it is. A lost, doubled or garbled
-`ok` breaks that count: the driver stops with `AckMismatch`, and the caller resets and
-homes again. No wait is open-ended: the next acknowledgement must come within the
-machine time of what is still queued (from the controller's `$110`/`$120` rates) plus
-the timeout, however many status reports come meanwhile.
+before it is. A lost, doubled or garbled `ok` breaks that count. Stock GRBL itself now
+and then sends up to a buffer's worth of old output again (a race in its transmit
+interrupt: `serial_write` sets UDRIE0 by a read-modify-write the interrupt can slip
+into), which doubles replies though every line ran. So on a mismatch the driver first
+recounts (`_Exchange.recount`): once the controller has answered a query whose answer
+cannot be an old one (the parser state after a tool number not set in a while), every
+line sent was answered at least once unless one was lost. If none was, the stream goes
+on; otherwise it stops with `AckMismatch`, and the caller resets and homes again. No
+wait is open-ended: the next acknowledgement must come within the machine time of what
+is still queued (from the controller's `$110`/`$120` rates) plus the timeout, however
+many status reports come meanwhile.
 
 Every failure becomes one of the errors below, one line that says what to do.
 """
@@ -131,6 +137,8 @@ class GrblDriver:
         self._stray: str | None = None  # an acknowledgement that came for no line
         self._critical = False  # GRBL raised a limit alarm: it waits for its message
         self._motion = _Motion()
+        self._marker = 0  # the tool number of the last recount's query
+        self.recounts = 0  # mismatches a recount showed were only repeated replies
 
     # --- what is connected ----------------------------------------------------------------
 
@@ -349,7 +357,11 @@ class GrblDriver:
             while exchange.todo or exchange.pending:
                 exchange.send_more()
                 exchange.tell(on_ack)
-                exchange.take(exchange.next_reply())
+                try:
+                    exchange.take(exchange.next_reply())
+                except AckMismatch:
+                    if not exchange.recount():
+                        raise
         finally:  # acknowledged lines are told even when the stream then fails
             exchange.tell(on_ack)
 
@@ -425,6 +437,9 @@ class _Exchange:
         self.last_progress = time.monotonic()
         self.heard = False  # a status report came since the last acknowledgement
         self.next_poll = self.last_progress + POLL_SECONDS
+        self.sent: list[int] = []  # indices sent, in order
+        self.answered = 0  # acknowledgements (ok or error) counted, whatever they matched
+        self.acked_ever: set[int] = set()
 
     def send_more(self) -> None:
         """As many lines as the receive buffer takes; a FRAME is a barrier: the next
@@ -440,6 +455,7 @@ class _Exchange:
             index, _ = self.todo.popleft()
             driver._write(data)
             driver.lines_sent += 1
+            self.sent.append(index)
             sent = _Sent(index, text, len(data), driver._motion.seconds(text),
                          text == FRAME, _is_sync(text))
             pending.append(sent)
@@ -476,6 +492,7 @@ class _Exchange:
 
     def take(self, reply: Reply) -> None:
         if reply.kind in ("ok", "error"):
+            self.answered += 1
             self._acknowledged(reply)
         elif reply.kind == "report" and reply.text.startswith("[GC:"):
             head = self.pending[0] if self.pending else None
@@ -511,6 +528,80 @@ class _Exchange:
         if sent.sync:  # the controller answers it once the motion queued before has run
             self.in_flight = sum(p.seconds for p in self.pending)
         self.acked.append(sent.index)
+        self.acked_ever.add(sent.index)
+
+    def recount(self) -> bool:
+        """After a mismatch: True when every line sent was answered `ok` (so every line
+        ran, and only replies were repeated); then the stream goes on as if all were
+        acknowledged in their place. False when one may be lost (the mismatch stands).
+        The controller is let come to rest, then asked for its parser state after a tool
+        number (`T`, which moves nothing) not set in a while: that report cannot be an
+        old one sent again, and every reply for the lines before it has come before it."""
+        driver = self.driver
+        marker = driver._marker % 255 + 1
+        deadline = time.monotonic() + self.in_flight + self.margin
+        try:
+            idle = 0
+            while idle < 2:  # the receive buffer has room for the query only at rest
+                driver._write(b"?")
+                until = time.monotonic() + POLL_SECONDS
+                while True:
+                    if time.monotonic() > deadline:
+                        return False
+                    try:
+                        reply = parse_reply(driver._readline(until, ""))
+                    except LinkLost:
+                        if driver.port is None:
+                            raise
+                        break
+                    if not self._counted(reply):
+                        return False
+                    if reply.status is not None:
+                        idle = idle + 1 if reply.status.state == "Idle" else 0
+            driver._marker = marker
+            driver._write(f"T{marker}\n{FRAME}\n".encode("ascii"))
+            while True:
+                reply = parse_reply(driver._readline(deadline, ""))
+                if reply.kind == "report" and reply.text.startswith("[GC:") and \
+                        f" T{marker} " in reply.text:
+                    break
+                if not self._counted(reply):
+                    return False
+            if self.answered - 1 < len(self.sent):  # the tool number's own ok is counted
+                return False
+            reply = parse_reply(driver._readline(deadline, ""))
+            if reply.kind != "ok":
+                return False
+        except LinkLost:
+            if driver.port is None:
+                raise
+            return False
+        for index in self.sent:  # every line sent ran: each is acknowledged in its place
+            if index not in self.acked_ever:
+                self.acked.append(index)
+                self.acked_ever.add(index)
+        self.pending.clear()
+        self.queued = 0
+        self.in_flight = 0.0
+        self.last_progress = time.monotonic()
+        self.heard = False
+        driver.recounts += 1
+        driver.messages.append(f"replies from {driver.url} were repeated; every line was "
+                               "acknowledged, so the stream went on")
+        return True
+
+    def _counted(self, reply: Reply) -> bool:
+        """A reply while recounting: acknowledgements counted, an error means a line
+        was refused (False), alarms and restarts raise as ever."""
+        if reply.kind == "ok":
+            self.answered += 1
+        elif reply.kind == "error":
+            return False
+        elif reply.kind in ("alarm", "banner"):
+            self.driver._pushed(reply)
+        elif reply.status is not None:
+            self.driver.last_status = self.driver._in_frame(reply.status)
+        return True
 
 
 def _is_sync(text: str) -> bool:

@@ -53,6 +53,7 @@ class MachineSimulator:
         self.tool_on = False
         self.absolute = True
         self.feed: float | None = None
+        self.tool_number = 0  # the T word of the last block, as GRBL reports it
         self.state = "Alarm"  # homing is required after power-up, as GRBL with $22=1
         self.leds: list[tuple[int, ...]] = [(0, 0, 0)] * self.config.leds
         self.shown = list(self.leds)
@@ -293,6 +294,8 @@ class MachineSimulator:
                 return 20
         if "F" in values:
             self.feed = values["F"]
+        # GRBL only tracks the tool number, and every block without a T sets it to 0
+        self.tool_number = int(values.get("T", 0))
         if any(a in values for a in "XYZ"):
             if motion is None:
                 motion = "G0"
@@ -312,7 +315,8 @@ class MachineSimulator:
             return 0
         if line == "$G":
             self._reply(f"[GC:G0 G54 G17 G21 {'G90' if self.absolute else 'G91'} G94 "
-                        f"{'M3' if self.tool_on else 'M5'} M9 T0 F{self.feed or 0:.0f} S0]")
+                        f"{'M3' if self.tool_on else 'M5'} M9 T{self.tool_number} "
+                        f"F{self.feed or 0:.0f} S0]")
             return 0
         if line == "$I":
             self._reply("[VER:1.1h.damas:]")

@@ -2,8 +2,9 @@
 loses, doubles or garbles one acknowledgement - each one of a capture's program in turn
 - or lets noise run into it, while it goes on answering status requests. The robot never
 hangs past its timeout, never reports a step done that was not (the simulated board is
-the judge), notices every mismatch, stops, re-synchronises and reports. Codes of
-thousands of digits are our error, not a crash."""
+the judge) and notices every mismatch. A doubled acknowledgement is counted out (every
+line was answered, `GrblDriver` recounts) and the move goes on; after any other it stops,
+re-synchronises and reports. Codes of thousands of digits are our error, not a crash."""
 
 import threading
 
@@ -11,7 +12,7 @@ import pytest
 
 from damas.robot.executor import execute
 from damas.robot.gcode import program
-from damas.robot.grbl import FRAME, AckMismatch, AlarmError, DriverError, GrblDriver
+from damas.robot.grbl import FRAME, AlarmError, DriverError, GrblDriver
 from damas.robot.machine import example_machine
 from damas.robot.physics import World
 from damas.robot.planner import Planner
@@ -113,13 +114,19 @@ def test_a_flaky_acknowledgement_never_makes_a_step_done_that_was_not(fault, at)
         for step in line.steps[len(run.done) + (run.interrupted is not None):]:
             assert line.untouched(step), (fault, at, step)
         assert run.recovered  # re-synchronised: reset and homed on the open line
-        if run.complete:
-            # only a doubled last acknowledgement can come after the work was done ...
-            assert fault == "double" and at == ACKS - 1
-            # ... and the next framed exchange notices it
-            with pytest.raises(AckMismatch):
+        if fault == "double":
+            # a reply sent twice (as stock GRBL's own output race does) is counted out:
+            # every line was answered, so the move goes on to the end
+            assert run.complete, run.error
+            if at == ACKS - 1:  # the last one came after the work was done: the next
+                # framed exchange notices it, and counts it out
+                assert line.driver.recounts == 0
                 line.driver.stream(["G4 P0", FRAME])
-        else:
+                assert line.driver.recounts == 1
+            else:
+                assert line.driver.recounts == 1
+        else:  # a reply lost: a line may not have run, so the move stops
+            assert not run.complete and line.driver.recounts == 0
             assert "acknowledg" in run.error or "parser-state report" in run.error, run.error
     finally:
         line.close()

@@ -304,6 +304,49 @@ def test_a_fault_mid_slide_on_grbl_is_reported_exactly(grbl_machine, fault):
         sim.stop()
 
 
+@pytest.mark.parametrize("repeated", [
+    b"ok\r\n",
+    b"[GC:G1 G54 G17 G21 G90 G94 M5 M9 T0 F18000 S0]\r\nok\r\n",
+    b"<Run|MPos:-12.5,-40.0,0.000|FS:0,0|Ov:100,100,11 G54 G17 G21 G90 G94 M5 M9 T0 F1\r\n"
+    b"ok\r\nok\r\n",
+], ids=["ok", "parser-state", "garbled-status"])
+def test_old_replies_grbl_sends_again_mid_move_are_counted_out(grbl_machine, repeated):
+    """Stock GRBL now and then sends up to a buffer's worth of old output again (its
+    transmit interrupt can run with the buffer empty): an `ok` twice, an old parser-state
+    report, a status report cut into by old text. Every line still ran: the driver
+    recounts and the move ends as planned, nothing reset or homed."""
+    fen = "W:W19,21:B15,11"
+    machine = grbl_machine(8, "none")
+    position = Position.from_fen(fen, "english")
+    state = PhysicalState.at_start(machine, position)
+    world = World.from_state(machine, state)
+    sim = GrblSimulator(machine, world)
+    driver = GrblDriver(sim.start(), timeout=5, machine=machine)
+    try:
+        driver.connect()
+        steps = Planner(machine).plan_move(state, position.parse_move("19x10"))
+
+        def after(step):
+            state.apply(step)
+            if step is steps[0]:
+                sim.send_garbage(repeated)  # the slide's lines are on their way
+
+        run = execute(driver, machine, steps, on_done=after, reconnect_attempts=1)
+        assert run.complete, run.error
+        assert driver.recounts == 1
+        sim.sync()
+        layout = world.layout()
+        assert {int(k): v for k, v in layout["squares"].items() if v != "e"} == {
+            10: "w", 21: "w", 11: "b"}
+        assert layout["stray"] == [] and sum(t.count("b") for t in layout["trays"].values()) == 1
+        assert driver.status().state == "Idle"
+        x, y, _ = sim.carriage()
+        assert (x, y) == pytest.approx(machine.to_machine(steps[1].path[-1]), abs=0.05)
+    finally:
+        driver.close()
+        sim.stop()
+
+
 def test_play_pdn_on_a_real_port_calls_the_planners_record_that(grbl_machine, grbl_sim,
                                                                 tmp_path, capsys):
     """Through a port damas did not start, nothing sees the board: the command says the
