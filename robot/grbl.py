@@ -437,9 +437,10 @@ class _Exchange:
         self.last_progress = time.monotonic()
         self.heard = False  # a status report came since the last acknowledgement
         self.next_poll = self.last_progress + POLL_SECONDS
-        self.sent: list[int] = []  # indices sent, in order
+        # lines go and are acknowledged in order: counts say which
+        self.sent = 0
+        self.acked_count = 0
         self.answered = 0  # acknowledgements (ok or error) counted, whatever they matched
-        self.acked_ever: set[int] = set()
 
     def send_more(self) -> None:
         """As many lines as the receive buffer takes; a FRAME is a barrier: the next
@@ -455,7 +456,7 @@ class _Exchange:
             index, _ = self.todo.popleft()
             driver._write(data)
             driver.lines_sent += 1
-            self.sent.append(index)
+            self.sent += 1
             sent = _Sent(index, text, len(data), driver._motion.seconds(text),
                          text == FRAME, _is_sync(text))
             pending.append(sent)
@@ -528,7 +529,7 @@ class _Exchange:
         if sent.sync:  # the controller answers it once the motion queued before has run
             self.in_flight = sum(p.seconds for p in self.pending)
         self.acked.append(sent.index)
-        self.acked_ever.add(sent.index)
+        self.acked_count += 1
 
     def recount(self) -> bool:
         """After a mismatch: True when every line sent was answered `ok` (so every line
@@ -567,7 +568,7 @@ class _Exchange:
                     break
                 if not self._counted(reply):
                     return False
-            if self.answered - 1 < len(self.sent):  # the tool number's own ok is counted
+            if self.answered - 1 < self.sent:  # the tool number's own ok is counted
                 return False
             reply = parse_reply(driver._readline(deadline, ""))
             if reply.kind != "ok":
@@ -576,10 +577,9 @@ class _Exchange:
             if driver.port is None:
                 raise
             return False
-        for index in self.sent:  # every line sent ran: each is acknowledged in its place
-            if index not in self.acked_ever:
-                self.acked.append(index)
-                self.acked_ever.add(index)
+        # every line sent ran: each is acknowledged in its place
+        self.acked.extend(range(self.acked_count, self.sent))
+        self.acked_count = self.sent
         self.pending.clear()
         self.queued = 0
         self.in_flight = 0.0

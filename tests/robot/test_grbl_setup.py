@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -250,15 +251,11 @@ def test_calibrate_robot_on_stock_grbl(grbl_machine, grbl_sim, tmp_path):
     assert (x, y) == pytest.approx(last, abs=0.05)
 
 
-@pytest.mark.parametrize("fault", ["limit", "reset", "drop"])
-def test_a_fault_mid_slide_on_grbl_is_reported_exactly(grbl_machine, fault):
-    """A limit switch trips (ALARM:1, then GRBL waits for `Reset to continue`), the
-    controller restarts, or its line drops while the capturing man slides: the report
-    names the capture done and the slide interrupted, the man stands on his path where
-    the magnet let go, and the machine is homed again when it can be."""
-    fen = "W:W19,21:B15,11"
-    machine = grbl_machine(8, "$H")
-    position = Position.from_fen(fen, "english")
+@contextmanager
+def capture_on_grbl(machine):
+    """W:W19,21:B15,11 on stock GRBL, connected: (state, world, sim, driver, the steps of
+    19x10: the capture, then the move)."""
+    position = Position.from_fen("W:W19,21:B15,11", "english")
     state = PhysicalState.at_start(machine, position)
     world = World.from_state(machine, state)
     sim = GrblSimulator(machine, world)
@@ -266,6 +263,20 @@ def test_a_fault_mid_slide_on_grbl_is_reported_exactly(grbl_machine, fault):
     try:
         driver.connect()
         steps = Planner(machine).plan_move(state, position.parse_move("19x10"))
+        yield state, world, sim, driver, steps
+    finally:
+        driver.close()
+        sim.stop()
+
+
+@pytest.mark.parametrize("fault", ["limit", "reset", "drop"])
+def test_a_fault_mid_slide_on_grbl_is_reported_exactly(grbl_machine, fault):
+    """A limit switch trips (ALARM:1, then GRBL waits for `Reset to continue`), the
+    controller restarts, or its line drops while the capturing man slides: the report
+    names the capture done and the slide interrupted, the man stands on his path where
+    the magnet let go, and the machine is homed again when it can be."""
+    machine = grbl_machine(8, "$H")
+    with capture_on_grbl(machine) as (state, world, sim, driver, steps):
         assert [s.reason for s in steps] == ["capture", "move"]
         grab = machine.to_machine(steps[1].path[0])
         inject = {"drop": sim.drop_line, "reset": sim.power_cycle, "limit": sim.hit_limit}
@@ -299,9 +310,6 @@ def test_a_fault_mid_slide_on_grbl_is_reported_exactly(grbl_machine, fault):
             status = driver.status()
             assert status.state == "Idle"
             assert status.mpos[:2] == pytest.approx((-350.0, -300.0))  # homed again
-    finally:
-        driver.close()
-        sim.stop()
 
 
 @pytest.mark.parametrize("repeated", [
@@ -315,17 +323,8 @@ def test_old_replies_grbl_sends_again_mid_move_are_counted_out(grbl_machine, rep
     transmit interrupt can run with the buffer empty): an `ok` twice, an old parser-state
     report, a status report cut into by old text. Every line still ran: the driver
     recounts and the move ends as planned, nothing reset or homed."""
-    fen = "W:W19,21:B15,11"
     machine = grbl_machine(8, "none")
-    position = Position.from_fen(fen, "english")
-    state = PhysicalState.at_start(machine, position)
-    world = World.from_state(machine, state)
-    sim = GrblSimulator(machine, world)
-    driver = GrblDriver(sim.start(), timeout=5, machine=machine)
-    try:
-        driver.connect()
-        steps = Planner(machine).plan_move(state, position.parse_move("19x10"))
-
+    with capture_on_grbl(machine) as (state, world, sim, driver, steps):
         def after(step):
             state.apply(step)
             if step is steps[0]:
@@ -342,9 +341,6 @@ def test_old_replies_grbl_sends_again_mid_move_are_counted_out(grbl_machine, rep
         assert driver.status().state == "Idle"
         x, y, _ = sim.carriage()
         assert (x, y) == pytest.approx(machine.to_machine(steps[1].path[-1]), abs=0.05)
-    finally:
-        driver.close()
-        sim.stop()
 
 
 def test_play_pdn_on_a_real_port_calls_the_planners_record_that(grbl_machine, grbl_sim,
