@@ -285,8 +285,9 @@ class Harness:
         self._acknowledged(f"trip {axis}", "TRIP")
 
     def send_garbage(self, data: bytes) -> None:
-        """Bytes reach the host as if the firmware had sent them (line noise); whatever
-        the firmware sends afterwards comes after them."""
+        """Bytes reach the host as if the firmware had sent them (line noise), between
+        two of its lines (the one it is sending ends first); whatever it sends afterwards
+        comes after them."""
         self._acknowledged("noise " + data.hex(), "NOISE")
 
     # --- plumbing -----------------------------------------------------------------------

@@ -21,7 +21,8 @@ int serial_line_pending(void);
 int serial_line_take_activity(void);
 /* The firmware restarted (hardware reset): nothing it had received is pending. */
 void serial_line_forget(void);
-/* Bytes on the line toward the host that the firmware never sent (electrical noise). */
+/* Bytes on the line toward the host that the firmware never sent (electrical noise),
+ * between two of its lines. */
 void serial_line_noise(const uint8_t *bytes, int count);
 
 #endif
