@@ -175,13 +175,14 @@ def _stack_geometry(sampler: Sampler) -> StackGeometry:
 def stack_view(samples: Samples, light: LightField, sampler: Sampler, labels: list[str],
                model: ColourModel, pieces: np.ndarray):
     """What `StackModel` needs of the squares `pieces` (indices): their profiles,
-    slants, the bare board along each, and which of its points the other pieces
-    labelled may hide."""
+    slants, the bare board along each, which of its points the other pieces labelled
+    may hide, and their colours (True: white)."""
     occupied = np.array([lab != "e" for lab in labels])
     board, free, weight = _stack_geometry(sampler).board_along(pieces, occupied,
                                                                model.mean("e"))
     profiles = profile_features(samples, light, sampler)[pieces]
-    return profiles, sampler.slant()[pieces], board, free, weight
+    white = np.array([labels[i] == "w" for i in pieces], bool)
+    return profiles, sampler.slant()[pieces], board, free, weight, white
 
 
 def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,

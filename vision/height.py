@@ -7,7 +7,8 @@ again. A king of two men stacked has the same base and twice the wall, and its t
 a man's height x slant further away. Each piece's lines are explained both ways, as a man
 and as a king (the board where the board is, the wall and the top each of one colour, the
 piece's place free within its jitter along and across the view, the band just before
-its base left out for its contact shade), and it is a king when the king's explanation
+its base scored against how the men of the set showed it: their contact shade and the
+blur of their wall), and it is a king when the king's explanation
 wins by twice what any man's did at calibration, and never by less than MARGIN. So a
 white piece on a light square, whose far edge hardly shows there, is told by its far
 edge over the dark squares beside, or by its wall, and a black one, whose wall and top
@@ -33,7 +34,12 @@ FINE = np.arange(PROFILE[0], PROFILE[-1] + 1e-9, STEP)
 # stack shows (0.075, as the bench scores) left plainly visible stacks unjudged; MARGIN,
 # not this cut, keeps men from being read as kings
 MIN_RISE = 2.0 * float(PROFILE[1] - PROFILE[0])
-SHADOW = 0.075  # the band before a piece's base left out: a contact shadow, a dark rim
+SHADOW = 0.075  # the band before a piece's base: a contact shadow, the wall's blur
+BAND = int(round(SHADOW / STEP))  # its fine points
+# the band is scored against what it showed before the men of the calibration (each colour
+# its own: a white wall blurs into it lighter, a black one darker), at this weight: a man
+# set back and a low stack show the same far edge, and only the band tells them apart
+BAND_WEIGHT = 0.5
 JITTER = 0.08  # how far a base may lie from its square's centre along the view (squares)
 SHIFTS = np.linspace(-JITTER, JITTER, 7)
 SIDEWAYS = np.array([-0.05, 0.0, 0.05])  # and across it
@@ -111,12 +117,14 @@ class StackGeometry:
 
 def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: np.ndarray,
            cap: float, near: np.ndarray, rise: np.ndarray, radius: float,
-           sideways: np.ndarray) -> np.ndarray:
+           sideways: np.ndarray, band: np.ndarray | None = None) -> np.ndarray:
     """Squared misfit of pieces' lines (pieces, lines, len(FINE), 3) for every base
     position `near` (the centre's offset along the view) and wall length `rise` (both
-    (pieces, hypotheses)), the best over each piece's offsets across the view: on each
-    line the board before and after, the wall and the top each of their own mean colour;
-    points another piece may hide count for nothing. (pieces, hypotheses)."""
+    (pieces, hypotheses)) and each offset across the view: on each line the board before
+    and after, the wall and the top each of their own mean colour; points another piece
+    may hide count for nothing. The band just before the base is left out, or with `band`
+    ((pieces, BAND, 3), far to near) scored as the board plus `band`, at BAND_WEIGHT.
+    (pieces, sideways, hypotheses)."""
     n, lines, P = free.shape
     fine = fine.astype(np.float32)
     free = free.astype(np.float32)
@@ -137,12 +145,14 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
     row = ((np.arange(n)[:, None, None, None] * lines
             + np.arange(lines)[None, None, :, None]) * (P + 1))  # (n, 1, lines, 1)
 
+    def index(t):
+        return np.clip(np.rint((t - FINE[0]) / STEP).astype(int), 0, P)
+
     def at(t):  # the running sums where a segment starts or ends
-        return np.take(sums, row + np.clip(np.rint((t - FINE[0]) / STEP).astype(int), 0, P),
-                       axis=0)
+        return np.take(sums, row + index(t), axis=0)
 
     a = at(near - chord)
-    shade = at(near - chord - SHADOW)  # the board just before the base may lie in its shade
+    shade = at(near - chord - SHADOW)
     b = at(near - chord + rise)
     f = at(near + chord + rise)
     end = sums[row + P][..., 0]
@@ -153,25 +163,52 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
         return (j[..., 2] - i[..., 2]) - (s ** 2).sum(axis=-1) / count
 
     total = shade[..., 0] + spread(a, b) + spread(b, f) + (end - f[..., 0])
-    return total.sum(axis=2).min(axis=1)
+    if band is not None:
+        total += BAND_WEIGHT * _band_costs(misfit, board_weight, cap, band,
+                                           index(near - chord) - BAND)
+    return total.sum(axis=2)
+
+
+def _band_costs(misfit, board_weight, cap, band, start):
+    """Each hypothesis' misfit over the BAND points from `start` (fine indices, (n, sides,
+    lines, hypotheses), never under -BAND) against the board plus `band` ((n, BAND, 3),
+    far to near); points before the profile's start cost nothing."""
+    n, lines, P, _ = misfit.shape
+    band = band.astype(np.float32)
+    # |misfit - band|^2 expanded: a matrix product, not a (.., P, BAND, 3) difference
+    squared = (np.einsum("...c,...c->...", misfit, misfit)[..., None]
+               - 2 * np.matmul(misfit.reshape(n, lines * P, 3), band.transpose(0, 2, 1))
+               .reshape(n, lines, P, BAND)
+               + np.einsum("nkc,nkc->nk", band, band)[:, None, None])
+    point = np.zeros((n, lines, P + 2 * BAND, BAND), np.float32)
+    point[:, :, BAND:BAND + P] = np.minimum(squared, cap) * board_weight[..., None]
+    # the band's cost for every place it may start, summed once along the diagonals
+    diagonal = sum(point[:, :, k:k + P + BAND + 1, k] for k in range(BAND))
+    row = (np.arange(n)[:, None, None, None] * lines
+           + np.arange(lines)[None, None, :, None]) * (P + BAND + 1)
+    return np.take(diagonal.reshape(-1), row + start + BAND)
 
 
 @dataclass(frozen=True)
 class StackModel:
     """A man's radius and height (squares), the profile's noise (squared colour misfit
-    a point), and by how much (in units of the noise) the king's explanation must win
-    for a king: more than any man's did at calibration."""
+    a point), by how much (in units of the noise) the king's explanation must win for a
+    king (more than any man's did at calibration), and what the band before a man's
+    base showed over the bare board (log colour, BAND points far to near), for black
+    men and for white."""
 
     radius: float
     height: float
     noise: float
     margin: float
+    shade: tuple = ((), ())
 
     @classmethod
     def fit(cls, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
-            free: np.ndarray, weight: np.ndarray) -> StackModel | None:
+            free: np.ndarray, weight: np.ndarray, white: np.ndarray) -> StackModel | None:
         """From the men of a known position: their profiles (men, lines, len(PROFILE),
-        3), their squares' slant, and the bare board along each (`board_along`)."""
+        3), their squares' slant, the bare board along each (`board_along`) and their
+        colours (True: white)."""
         if len(profiles) < 8:
             return None
         fine = _resampled(profiles)
@@ -182,8 +219,8 @@ class StackModel:
         rise = np.repeat(HEIGHTS, len(FIT_SHIFTS))[None, :] * slant[:, None]  # (men, H x S)
         near = np.broadcast_to(np.tile(FIT_SHIFTS, len(HEIGHTS)), rise.shape)
         costs = np.stack([_costs(fine, board, free, weight, cap, near, rise, r, FIT_SIDEWAYS)
-                          .reshape(len(fine), len(HEIGHTS), len(FIT_SHIFTS)).min(axis=2)
-                          for r in RADII], axis=1)  # (men, radius, height)
+                          .min(axis=1).reshape(len(fine), len(HEIGHTS), len(FIT_SHIFTS))
+                          .min(axis=2) for r in RADII], axis=1)  # (men, radius, height)
         total = costs.sum(axis=0)
         misfits = costs.min(axis=(1, 2)) / (fine.shape[1] * len(FINE))
         r, h = np.unravel_index(int(np.argmin(total)), total.shape)
@@ -191,15 +228,44 @@ class StackModel:
         height = float(HEIGHTS[h]) if steep.sum() >= 4 else MAN_HEIGHT
         noise = max(float(np.median(misfits)), 1e-4)
         model = cls(float(RADII[r]), height, noise, MARGIN)
-        better = model.king_evidence(profiles, slant, board, free, weight)
+        model = replace(model, shade=model._shade(fine, slant, board, free, weight, white))
+        better = model.king_evidence(profiles, slant, board, free, weight, white)
         tellable = np.isfinite(better)
         if not tellable.any():
             return model
         # twice the most any man's king explanation won by, and never under MARGIN
         return replace(model, margin=max(MARGIN, 2 * float(better[tellable].max())))
 
+    def _shade(self, fine, slant, board, free, weight, white) -> tuple:
+        """The band before the men's bases, each man placed as he is best explained:
+        its mean misfit from the bare board, per colour ((BAND, 3) each, black first)."""
+        rise = np.repeat(MAN_RISES, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
+        near = np.broadcast_to(np.tile(SHIFTS, len(MAN_RISES)), rise.shape)
+        costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
+                       SIDEWAYS)
+        costs += self.noise * PLACE_COST * (np.tile(SHIFTS, len(MAN_RISES)) / PLACED) ** 2
+        side, hyp = np.unravel_index(costs.reshape(len(fine), -1).argmin(axis=1),
+                                     costs.shape[1:])
+        chord = np.sqrt(np.maximum(self.radius ** 2 - (ACROSS[None] - SIDEWAYS[side, None]) ** 2,
+                                   0.0))  # (men, lines)
+        edge = np.rint((near[np.arange(len(fine)), hyp][:, None] - chord - FINE[0])
+                       / STEP).astype(int)
+        j = edge[..., None] - BAND + np.arange(BAND)  # (men, lines, BAND)
+        seen = (j >= 0) & (j < len(FINE))
+        j = np.clip(j, 0, len(FINE) - 1)
+        gather = np.take_along_axis
+        misfit = (gather(fine, j[..., None], axis=2) - gather(board, j[..., None], axis=2))
+        w = gather(weight, j, axis=2) * seen
+        out = []
+        for colour in (False, True):
+            mine = white == colour
+            total = np.maximum(w[mine].sum(axis=(0, 1)), 1e-6)[:, None]
+            mean = (misfit[mine] * w[mine][..., None]).sum(axis=(0, 1)) / total
+            out.append(tuple(tuple(round(float(v), 5) for v in row) for row in mean))
+        return tuple(out)
+
     def king_evidence(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
-                      free: np.ndarray, weight: np.ndarray) -> np.ndarray:
+                      free: np.ndarray, weight: np.ndarray, white: np.ndarray) -> np.ndarray:
         """Per piece, by how much it is better explained as a king than as a man (units
         of the noise); NaN where a man's height x slant is too small to tell."""
         out = np.full(len(profiles), np.nan)
@@ -207,31 +273,34 @@ class StackModel:
         if not tell.any():
             return out
         fine = _resampled(profiles[tell])
-        costs = self._costs(fine, slant[tell], board[tell], free[tell], weight[tell],
+        band = np.array(self.shade, np.float32)[white[tell].astype(int)]
+        costs = self._costs(fine, slant[tell], board[tell], free[tell], weight[tell], band,
                             np.concatenate([MAN_RISES, KING_RISES]))
         man, king = costs[:, :len(MAN_RISES)].min(axis=1), costs[:, len(MAN_RISES):].min(axis=1)
         out[tell] = (man - king) / self.noise
         return out
 
-    def _costs(self, fine, slant, board, free, weight, rises: np.ndarray) -> np.ndarray:
+    def _costs(self, fine, slant, board, free, weight, band, rises: np.ndarray) -> np.ndarray:
         """(pieces, rises): each piece's least misfit with each rise (in men's heights),
         over its place along and across the view, the further off its centre the dearer."""
         rise = np.repeat(rises, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
         near = np.broadcast_to(np.tile(SHIFTS, len(rises)), rise.shape)
         costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
-                       SIDEWAYS).reshape(len(fine), len(rises), len(SHIFTS))
+                       SIDEWAYS, band).min(axis=1).reshape(len(fine), len(rises), len(SHIFTS))
         return (costs + self.noise * PLACE_COST * (SHIFTS / PLACED) ** 2).min(axis=2)
 
     def kings(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
-              free: np.ndarray, weight: np.ndarray) -> np.ndarray:
+              free: np.ndarray, weight: np.ndarray, white: np.ndarray) -> np.ndarray:
         """True: a king; False: a man, or too flat a view to tell."""
-        better = self.king_evidence(profiles, slant, board, free, weight)
+        better = self.king_evidence(profiles, slant, board, free, weight, white)
         return np.nan_to_num(better, nan=-np.inf) > self.margin
 
-    FIELDS = ("radius", "height", "noise", "margin")
+    FIELDS = ("radius", "height", "noise", "margin", "shade")
 
     def to_dict(self) -> dict:
-        return {name: round(float(getattr(self, name)), 7) for name in self.FIELDS}
+        d: dict = {name: round(float(getattr(self, name)), 7) for name in self.FIELDS[:-1]}
+        d["shade"] = [[list(row) for row in colour] for colour in self.shade]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict | None) -> StackModel | None:
@@ -239,4 +308,9 @@ class StackModel:
         others): such a set reads kings by their crowns until calibrated again."""
         if not d or not set(cls.FIELDS) <= set(d):
             return None
-        return cls(*(float(d[name]) for name in cls.FIELDS))
+        shade = np.asarray(d["shade"], float)
+        if shade.shape != (2, BAND, 3):
+            return None
+        return cls(float(d["radius"]), float(d["height"]), float(d["noise"]),
+                   float(d["margin"]), tuple(tuple(tuple(float(v) for v in row)
+                                                   for row in colour) for colour in shade))

@@ -275,6 +275,15 @@ def test_a_man_pushed_back_off_his_centre_does_not_explain_a_low_stack(seed):
     assert reading.squares == truth
 
 
+def test_the_band_before_a_base_tells_a_low_stack_from_a_man_set_back():
+    # a 10x10 view whose stack's wall, one rise long beyond a man's, fell in the band
+    # before the base that was left out: a man set one rise back explained it as well;
+    # scored against what the band showed before the calibration's men, it is a king
+    _, _, reading, truth, kings = read_plain_stacks(62, (12, 26))
+    assert kings
+    assert reading.squares == truth
+
+
 @pytest.mark.parametrize("seed", [3, 5, 8, 11, 12])
 def test_crowned_kings_of_a_set_never_seen_are_read_by_the_mark_on_their_top(seed):
     # no calibration: the model alone called these crowns men (every board had its
@@ -301,5 +310,8 @@ def test_stacks_from_overhead_read_as_men():
 
 def test_a_stack_model_from_an_older_calibration_is_not_used():
     assert StackModel.from_dict({"base": 0.8, "height": 0.2, "noise": 0.05}) is None
-    model = StackModel(0.43, 0.2, 0.05, 60.0)
+    # nor one made before the band before the base was learnt
+    assert StackModel.from_dict({"radius": 0.43, "height": 0.2, "noise": 0.05,
+                                 "margin": 60.0}) is None
+    model = StackModel(0.43, 0.2, 0.05, 60.0, ((((0.1,) * 3),) * 6, (((-0.1,) * 3),) * 6))
     assert StackModel.from_dict(model.to_dict()) == model
