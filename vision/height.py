@@ -201,7 +201,7 @@ class StackModel:
     height: float
     noise: float
     margin: float
-    shade: tuple = ((), ())
+    shade: tuple = (((0.0,) * 3,) * BAND,) * 2  # none learnt: the bare board
 
     @classmethod
     def fit(cls, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
@@ -304,13 +304,17 @@ class StackModel:
 
     @classmethod
     def from_dict(cls, d: dict | None) -> StackModel | None:
-        """None for none, or for a calibration made before this model (its fields were
-        others): such a set reads kings by their crowns until calibrated again."""
+        """None for none, for a calibration made before this model (its fields were
+        others) or for a damaged one: such a set reads kings by their crowns until
+        calibrated again."""
         if not d or not set(cls.FIELDS) <= set(d):
             return None
-        shade = np.asarray(d["shade"], float)
-        if shade.shape != (2, BAND, 3):
+        try:
+            shade = np.asarray(d["shade"], float)
+            radius, height, noise, margin = (float(d[name]) for name in cls.FIELDS[:-1])
+        except (TypeError, ValueError):
             return None
-        return cls(float(d["radius"]), float(d["height"]), float(d["noise"]),
-                   float(d["margin"]), tuple(tuple(tuple(float(v) for v in row)
-                                                   for row in colour) for colour in shade))
+        if shade.shape != (2, BAND, 3) or not np.isfinite(shade).all():
+            return None
+        return cls(radius, height, noise, margin,
+                   tuple(tuple(tuple(float(v) for v in row) for row in colour) for colour in shade))

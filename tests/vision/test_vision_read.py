@@ -315,3 +315,6 @@ def test_a_stack_model_from_an_older_calibration_is_not_used():
                                  "margin": 60.0}) is None
     model = StackModel(0.43, 0.2, 0.05, 60.0, ((((0.1,) * 3),) * 6, (((-0.1,) * 3),) * 6))
     assert StackModel.from_dict(model.to_dict()) == model
+    # a damaged one: a shade of the wrong shape, not numbers, or not finite
+    for shade in ([[0.1, 0.2]], "dark", [[["x"] * 3] * 6] * 2, [[[float("nan")] * 3] * 6] * 2):
+        assert StackModel.from_dict({**model.to_dict(), "shade": shade}) is None
