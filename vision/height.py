@@ -115,6 +115,17 @@ class StackGeometry:
         return colour, free, free * self.on_board[pieces]
 
 
+def _chord(radius: float, sideways: np.ndarray) -> np.ndarray:
+    """Half the chord each profile line cuts from a base of `radius` set off each of
+    `sideways` across the view: (sides, lines)."""
+    return np.sqrt(np.maximum(radius ** 2 - (ACROSS[None, :] - sideways[:, None]) ** 2, 0.0))
+
+
+def _fine_index(t: np.ndarray) -> np.ndarray:
+    """The fine point at (or the end nearest to) `t` squares along the view."""
+    return np.clip(np.rint((t - FINE[0]) / STEP).astype(int), 0, len(FINE))
+
+
 def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: np.ndarray,
            cap: float, near: np.ndarray, rise: np.ndarray, radius: float,
            sideways: np.ndarray, band: np.ndarray | None = None) -> np.ndarray:
@@ -138,18 +149,14 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
     np.cumsum(np.einsum("...c,...c->...", fine, fine) * free, axis=2, out=sums[:, :, 1:, 2])
     np.cumsum(fine * free[..., None], axis=2, out=sums[:, :, 1:, 3:])
     sums = sums.reshape(-1, 6)
-    across = ACROSS[None, :] - sideways[:, None]  # (sides, lines)
-    chord = np.sqrt(np.maximum(radius ** 2 - across ** 2, 0.0))[None, :, :, None]
+    chord = _chord(radius, sideways)[None, :, :, None]
     near = near[:, None, None, :]
     rise = rise[:, None, None, :]
     row = ((np.arange(n)[:, None, None, None] * lines
             + np.arange(lines)[None, None, :, None]) * (P + 1))  # (n, 1, lines, 1)
 
-    def index(t):
-        return np.clip(np.rint((t - FINE[0]) / STEP).astype(int), 0, P)
-
     def at(t):  # the running sums where a segment starts or ends
-        return np.take(sums, row + index(t), axis=0)
+        return np.take(sums, row + _fine_index(t), axis=0)
 
     a = at(near - chord)
     shade = at(near - chord - SHADOW)
@@ -165,7 +172,7 @@ def _costs(fine: np.ndarray, board: np.ndarray, free: np.ndarray, board_weight: 
     total = shade[..., 0] + spread(a, b) + spread(b, f) + (end - f[..., 0])
     if band is not None:
         total += BAND_WEIGHT * _band_costs(misfit, board_weight, cap, band,
-                                           index(near - chord) - BAND)
+                                           _fine_index(near - chord) - BAND)
     return total.sum(axis=2)
 
 
@@ -239,17 +246,10 @@ class StackModel:
     def _shade(self, fine, slant, board, free, weight, white) -> tuple:
         """The band before the men's bases, each man placed as he is best explained:
         its mean misfit from the bare board, per colour ((BAND, 3) each, black first)."""
-        rise = np.repeat(MAN_RISES, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
-        near = np.broadcast_to(np.tile(SHIFTS, len(MAN_RISES)), rise.shape)
-        costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
-                       SIDEWAYS)
-        costs += self.noise * PLACE_COST * (np.tile(SHIFTS, len(MAN_RISES)) / PLACED) ** 2
-        side, hyp = np.unravel_index(costs.reshape(len(fine), -1).argmin(axis=1),
-                                     costs.shape[1:])
-        chord = np.sqrt(np.maximum(self.radius ** 2 - (ACROSS[None] - SIDEWAYS[side, None]) ** 2,
-                                   0.0))  # (men, lines)
-        edge = np.rint((near[np.arange(len(fine)), hyp][:, None] - chord - FINE[0])
-                       / STEP).astype(int)
+        costs = self._placed(fine, slant, board, free, weight, None, MAN_RISES)
+        side, _, shift = np.unravel_index(costs.reshape(len(fine), -1).argmin(axis=1),
+                                          costs.shape[1:])
+        edge = _fine_index(SHIFTS[shift, None] - _chord(self.radius, SIDEWAYS)[side])
         j = edge[..., None] - BAND + np.arange(BAND)  # (men, lines, BAND)
         seen = (j >= 0) & (j < len(FINE))
         j = np.clip(j, 0, len(FINE) - 1)
@@ -282,12 +282,18 @@ class StackModel:
 
     def _costs(self, fine, slant, board, free, weight, band, rises: np.ndarray) -> np.ndarray:
         """(pieces, rises): each piece's least misfit with each rise (in men's heights),
-        over its place along and across the view, the further off its centre the dearer."""
+        over its place along and across the view."""
+        return self._placed(fine, slant, board, free, weight, band, rises).min(axis=(1, 3))
+
+    def _placed(self, fine, slant, board, free, weight, band, rises: np.ndarray) -> np.ndarray:
+        """(pieces, sideways, rises, shifts): each piece's misfit for every offset across
+        the view, rise (in men's heights) and place along the view (SHIFTS), the further
+        off its centre the dearer."""
         rise = np.repeat(rises, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
         near = np.broadcast_to(np.tile(SHIFTS, len(rises)), rise.shape)
         costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
-                       SIDEWAYS, band).min(axis=1).reshape(len(fine), len(rises), len(SHIFTS))
-        return (costs + self.noise * PLACE_COST * (SHIFTS / PLACED) ** 2).min(axis=2)
+                       SIDEWAYS, band).reshape(len(fine), len(SIDEWAYS), len(rises), len(SHIFTS))
+        return costs + self.noise * PLACE_COST * (SHIFTS / PLACED) ** 2
 
     def kings(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
               free: np.ndarray, weight: np.ndarray, white: np.ndarray) -> np.ndarray:
