@@ -246,7 +246,8 @@ class StackModel:
     def _shade(self, fine, slant, board, free, weight, white) -> tuple:
         """The band before the men's bases, each man placed as he is best explained:
         its mean misfit from the bare board, per colour ((BAND, 3) each, black first)."""
-        costs = self._placed(fine, slant, board, free, weight, None, MAN_RISES)
+        costs = (self._misfits(fine, slant, board, free, weight, None, MAN_RISES)
+                 + self._place_cost())
         side, _, shift = np.unravel_index(costs.reshape(len(fine), -1).argmin(axis=1),
                                           costs.shape[1:])
         edge = _fine_index(SHIFTS[shift, None] - _chord(self.radius, SIDEWAYS)[side])
@@ -282,18 +283,22 @@ class StackModel:
 
     def _costs(self, fine, slant, board, free, weight, band, rises: np.ndarray) -> np.ndarray:
         """(pieces, rises): each piece's least misfit with each rise (in men's heights),
-        over its place along and across the view."""
-        return self._placed(fine, slant, board, free, weight, band, rises).min(axis=(1, 3))
+        over its place along and across the view, the further off its centre the dearer."""
+        costs = self._misfits(fine, slant, board, free, weight, band, rises).min(axis=1)
+        return (costs + self._place_cost()).min(axis=2)
 
-    def _placed(self, fine, slant, board, free, weight, band, rises: np.ndarray) -> np.ndarray:
+    def _misfits(self, fine, slant, board, free, weight, band, rises: np.ndarray) -> np.ndarray:
         """(pieces, sideways, rises, shifts): each piece's misfit for every offset across
-        the view, rise (in men's heights) and place along the view (SHIFTS), the further
-        off its centre the dearer."""
+        the view, rise (in men's heights) and place along the view (SHIFTS)."""
         rise = np.repeat(rises, len(SHIFTS))[None, :] * (self.height * slant)[:, None]
         near = np.broadcast_to(np.tile(SHIFTS, len(rises)), rise.shape)
         costs = _costs(fine, board, free, weight, 16 * self.noise, near, rise, self.radius,
-                       SIDEWAYS, band).reshape(len(fine), len(SIDEWAYS), len(rises), len(SHIFTS))
-        return costs + self.noise * PLACE_COST * (SHIFTS / PLACED) ** 2
+                       SIDEWAYS, band)
+        return costs.reshape(len(fine), len(SIDEWAYS), len(rises), len(SHIFTS))
+
+    def _place_cost(self) -> np.ndarray:
+        """What each place along the view (SHIFTS) adds: real men stand near the centre."""
+        return self.noise * PLACE_COST * (SHIFTS / PLACED) ** 2
 
     def kings(self, profiles: np.ndarray, slant: np.ndarray, board: np.ndarray,
               free: np.ndarray, weight: np.ndarray, white: np.ndarray) -> np.ndarray:
