@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from .errors import DamasError
 from .position import Position
-from .tracker.board import READINGS, Observation
+from .tracker.board import CLASSES, READINGS, Observation
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,18 @@ class Occupancy:
     # (a simulated camera that sees perfectly, a typed board)
     confidence: tuple[float, ...] = ()
     light: tuple[tuple[str, str], ...] = ()  # pieces on light squares: ("b1", "w"), ...
+    # per dark square, P(e, w, b, W, B) (None where unread); () when only the readings
+    # are known: the tracker then takes each as right with probability LETTER_SURE
+    probabilities: tuple[tuple[float, ...] | None, ...] = ()
 
     def __post_init__(self) -> None:
         if not set(self.readings) <= set(READINGS):
             raise DamasError(f"readings are one of {READINGS} per square, not {self.readings!r}")
         if self.confidence and len(self.confidence) != len(self.readings):
             raise DamasError(f"{len(self.confidence)} confidences for "
+                             f"{len(self.readings)} squares")
+        if self.probabilities and len(self.probabilities) != len(self.readings):
+            raise DamasError(f"{len(self.probabilities)} probabilities for "
                              f"{len(self.readings)} squares")
 
     @classmethod
@@ -50,7 +56,7 @@ class Occupancy:
         """From {square: reading} (squares left out are empty) and {square: confidence}."""
         readings = "".join(pieces.get(s) or "e" for s in range(1, squares + 1))
         sure = tuple(confidence[s] for s in range(1, squares + 1)) if confidence else ()
-        return cls(readings, sure)
+        return cls(readings, sure, probabilities=_spread(readings, sure))
 
     def __str__(self) -> str:
         return self.readings
@@ -78,4 +84,23 @@ class Occupancy:
 
     def at(self, time: float | None) -> Observation:
         """The tracker's observation of this board at `time`."""
-        return Observation(self.readings, time, self.light)
+        return Observation(self.readings, time, self.light, self.probabilities)
+
+
+LEAST_SURE = 0.5  # a reading shown is at least this likely (else it would be `?`)
+MOST_SURE = 0.999  # and never certain: the game may outvote any one square
+
+
+def _spread(readings: str, sure: tuple[float, ...]) -> tuple[tuple[float, ...] | None, ...]:
+    """Class probabilities from a reading and its confidence: the rest spread evenly."""
+    if not sure:
+        return ()
+    out: list[tuple[float, ...] | None] = []
+    for letter, c in zip(readings, sure, strict=True):
+        if letter == "?":
+            out.append(None)
+            continue
+        top = min(max(c, LEAST_SURE), MOST_SURE)
+        rest = (1.0 - top) / (len(CLASSES) - 1)
+        out.append(tuple(top if k == letter else rest for k in CLASSES))
+    return tuple(out)

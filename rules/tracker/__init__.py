@@ -29,10 +29,12 @@ record goes on from the position the board shows).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from enum import Enum
 
+from ..bitboard import layout as layout_of
 from ..errors import DamasError
 from ..game import Game
 from ..move import Move
@@ -40,6 +42,7 @@ from ..position import Position
 from ..variant import Variant
 from ..variant import variant as get_variant
 from .board import Board, Observation, ObservationError, dark_neighbours, read_board
+from .decode import Choice, Decoder, Hypothesis
 from .diagnose import Finding, History, diagnose, judge_unfinished
 from .events import (
     Accepted,
@@ -52,12 +55,14 @@ from .events import (
     Setup,
     side_name,
 )
+from .hypotheses import expected, irregular_of, moves_of, start_of, taken_back
 from .match import Complete, Expectation, Partial, Same, Shape
 from .messages import render
 from .record import Record
 
 EPSILON = 1e-9  # time stamps are floats: 3.9 - 3.4 < 0.5
 EXPLAINED_KEPT = 8  # recent boards looked back on when the opponent seems to play on
+REPEATS = 2  # a board left as it is counts again once a settle time, this many times
 
 
 class Policy(Enum):
@@ -162,6 +167,11 @@ class Tracker:
         self._displaced: tuple[tuple[int, str], ...] = ()
         self._away = False  # the board has left the expected position since it was seen
         self._now: float | None = None
+        self._decoder = Decoder(self._start.layout)
+        self._unfinished: tuple[tuple[Board, Position], Position | None] | None = None
+        self._choice: Choice | None = None  # how the board held was chosen
+        # the last observation, when it came, when it last counted, how often it counted again
+        self._seen: tuple[Observation, float, float, int] | None = None
 
     # --- reading the state --------------------------------------------------------------
 
@@ -187,17 +197,131 @@ class Tracker:
         t = self._time_of(observation.time)
         board = read_board(self.variant, observation)
         events = self._elapse(t)
+        self._seen = (observation, t, t, 0)
+        events += self._decide(observation, board, t)
+        return self._explain(events)
+
+    def _decide(self, observation: Observation, board: Board, t: float,
+                since: float | None = None) -> list[Event]:
+        """The decoder weighs the board against the game; the board it chooses (if any
+        beats the others by the margin) is judged as seen, as shown since `since` (the
+        time of the observation: a board counted again has stood there all along)."""
+        frame = self._decoder.frame(observation.class_probabilities())
+        base, candidates, extra = self._hypotheses()
+        choice = self._decoder.decide(frame, base, candidates, extra)
+        chosen = self._chosen_board(choice, board, frame.unknown)
+        if chosen is None:
+            self._now = t
+            return []  # in doubt: the board held stays until the next boards decide
         held = self._held
-        if held is not None and held.board == board:
+        if held is not None and held.board == chosen:
+            self._choice = choice
+            return []
+        verdict, seen = self._judge(chosen, t)
+        self._held = _Held(chosen, verdict, t if since is None else since)
+        self._choice = choice
+        return seen + self._elapse(t)
+
+    def _chosen_board(self, choice: Choice, board: Board, unknown: int) -> Board | None:
+        """The board to judge: the hypothesis chosen; or, when the best ones differ only
+        where nothing was read, the board as read there (a hand over the square a piece
+        went to), which the exact matching keeps pending; None when in doubt."""
+        h = choice.hypothesis
+        if h is None:
+            rival = choice.runner_up
+            if rival is None:
+                return None
+            pairs = zip(choice.best.masks, rival.masks, strict=True)
+            if any((a ^ b) & ~unknown for a, b in pairs):
+                return None
+            best = choice.best.board
+            return best.replace(known=best.known & ~unknown, white=best.white & ~unknown,
+                                black=best.black & ~unknown, kings=best.kings & ~unknown,
+                                light=board.light)
+        if h.kind == "as-read":
+            return board  # exactly as read, unknown squares and crowns included
+        chosen = h.board.replace(light=board.light)
+        if board.light:
+            chosen = _knocked_off(self.variant.size, chosen, board)
+        return chosen
+
+    def _hypotheses(self) -> tuple[Hypothesis, list[Hypothesis], list[Hypothesis]]:
+        """The expected position, the boards the game allows from it, and boards whose
+        irregular variants are worth weighing too."""
+        p = self.position
+        base = expected(p)
+        start = start_of(p)
+        candidates: list[Hypothesis] = []
+        extra: list[Hypothesis] = []
+        if self.mode is Mode.PLAY:
+            candidates += moves_of(p)
+            candidates += irregular_of(p)
+            if len(self.game.positions) > 1:
+                candidates += taken_back(self.game.positions[-2])
+            candidates += self._answers()
+            active = self._active
+            if active is not None:
+                standing = _standing(p, active.board)
+                candidates.append(standing)
+                extra.append(standing)
+                if active.finding.situation is not None:
+                    candidates += moves_of(active.finding.situation)
+        if base.masks != start.masks:
+            candidates.append(start)
+        return base, candidates, extra
+
+    def _answers(self) -> list[Hypothesis]:
+        """The opponent's moves from the last board a legal move explained: the mover's
+        move seen done, or left unfinished (which the opponent may play on from, 000
+        §5.7)."""
+        if not self._explained:
+            return []
+        board, verdict = self._explained[-1]
+        if isinstance(verdict, Complete):
+            after, said = self.position.after(verdict.shape.move), verdict.shape.notation
+        elif isinstance(verdict, Partial):
+            key = (board, self.position)
+            if self._unfinished is None or self._unfinished[0] != key:
+                finding = judge_unfinished(self.position, board, verdict)
+                self._unfinished = (key, finding.situation)
+            if self._unfinished[1] is None:
+                return []
+            after, said = self._unfinished[1], "unfinished"
+        else:
+            return []
+        return [Hypothesis(h.masks, h.kind, f"{said}, then {h.label}", h.board)
+                for h in moves_of(after)]
+
+    def _explain(self, events: list[Event]) -> list[Event]:
+        """Moves, irregularities and pending moves say how sure the board was: the
+        runner-up, its margin, and the squares read otherwise."""
+        choice = self._choice
+        if choice is None or not events:
             return events
-        verdict, seen = self._judge(board, t)
-        events += seen
-        self._held = _Held(board, verdict, t)
-        return events + self._elapse(t)
+        runner = choice.runner_up.label if choice.runner_up is not None else None
+        margin = round(choice.margin, 2) if math.isfinite(choice.margin) else None
+        out = []
+        for e in events:
+            if isinstance(e, (MoveSeen, Irregular, Pending)) and e.runner_up is None:
+                e = dataclasses.replace(e, runner_up=runner, margin=margin,
+                                        disagree=choice.disagree)
+            out.append(e)
+        return out
 
     def tick(self, time: float) -> list[Event]:
         """Time has passed with the board unchanged."""
-        return self._elapse(self._time_of(time))
+        t = self._time_of(time)
+        events: list[Event] = []
+        seen = self._seen
+        if seen is not None and seen[3] < REPEATS and t - seen[2] >= self.settle - EPSILON:
+            # a camera that passes on only new boards saw this one again all along: that
+            # counts before the board held settles
+            observation, first, _, repeats = seen
+            self._seen = (observation, first, t, repeats + 1)
+            events += self._decide(observation, read_board(self.variant, observation), t,
+                                   since=first)
+        events += self._elapse(t)
+        return self._explain(events)
 
     def flush(self) -> list[Event]:
         """The last board stays as it is (the end of a recording): let it settle."""
@@ -458,3 +582,41 @@ class Tracker:
         self._explained = []
         self._away = False
         return [Setup(t, seen.position.fen(), seen.start)]
+
+
+def _standing(p: Position, board: Board) -> Hypothesis:
+    """The irregular board reported: what stands on the board until it is put right (a
+    crown where the rules know a man is a crown, not a piece of either kind)."""
+    from .decode import BKING, WKING, hypothesis
+
+    known = board.known
+    white = board.white | (p.white & ~known)
+    black = board.black | (p.black & ~known)
+    rules_kings = p.kings & (white | black)
+    h = hypothesis(p.layout, white, black, rules_kings, 0, "standing", "the irregular board")
+    crowned = board.kings & ~p.kings & (white | black)
+    if not crowned:
+        return h
+    masks = list(h.masks)
+    for k in range(len(masks)):
+        masks[k] &= ~crowned
+    masks[WKING] |= crowned & white
+    masks[BKING] |= crowned & black
+    return Hypothesis(tuple(masks), "standing", h.label, h.board.replace(kings=board.kings))
+
+
+def _knocked_off(size: int, chosen: Board, read: Board) -> Board:
+    """A piece seen on a light square explains its empty home beside it: those squares are
+    taken as read, not as misread."""
+    lay = layout_of(size)
+    empty_read = read.known & ~read.occupied
+    gone = 0
+    for name, reading in read.light:
+        mine = chosen.black if reading in "bB" else chosen.white
+        for sq in dark_neighbours(size, name):
+            b = lay.bit_of[sq]
+            if b & mine & empty_read:
+                gone |= b
+                break
+    return chosen.replace(white=chosen.white & ~gone, black=chosen.black & ~gone,
+                          kings=chosen.kings & ~gone)

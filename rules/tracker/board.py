@@ -20,6 +20,8 @@ from ..geometry import FILES, clip, geometry
 from ..variant import Variant
 
 READINGS = "ewbWB?"
+CLASSES = "ewbWB"  # the classes of a square's probabilities, in this order
+LETTER_SURE = 0.99  # a one-letter reading is taken as right this often
 PIECE_READINGS = "wbWB"
 
 
@@ -34,6 +36,15 @@ class Observation:
     squares: str  # one reading per dark square, square 1 first
     time: float | None = None  # seconds; None: one settle time after the previous one
     light: tuple[tuple[str, str], ...] = ()  # (light square such as "b1", reading w b W B)
+    # per dark square, P(e, w, b, W, B) (None: not read, `?`); () when only the letters
+    # were given, each then right with probability LETTER_SURE
+    probabilities: tuple[tuple[float, ...] | None, ...] = ()
+
+    def class_probabilities(self) -> tuple[tuple[float, ...] | None, ...]:
+        """What the decoder scores: the probabilities given, or the letters'."""
+        if self.probabilities:
+            return self.probabilities
+        return tuple(letter_probabilities(c) for c in self.squares)
 
     @classmethod
     def from_pieces(cls, variant: Variant, pieces: dict[int, str], time: float | None = None,
@@ -44,6 +55,14 @@ class Observation:
         for sq in range(1, variant.squares + 1):
             chars.append("?" if sq in unknown else pieces.get(sq, "e"))
         return cls("".join(chars), time, tuple(light))
+
+
+def letter_probabilities(letter: str) -> tuple[float, ...] | None:
+    """A one-letter reading as class probabilities (None for `?`: nothing is known)."""
+    if letter == "?":
+        return None
+    rest = (1.0 - LETTER_SURE) / (len(CLASSES) - 1)
+    return tuple(LETTER_SURE if c == letter else rest for c in CLASSES)
 
 
 @dataclass(frozen=True)

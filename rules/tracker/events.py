@@ -10,6 +10,8 @@ from dataclasses import dataclass, fields
 
 from ..move import Move
 
+DOUBT = ("runner_up", "margin", "disagree")  # how sure the board was: left out when unset
+
 
 @dataclass(frozen=True)
 class Event:
@@ -25,6 +27,8 @@ class Event:
                 if value is not None:
                     out["t"] = round(value, 6)
                 continue
+            if f.name in DOUBT and not value and value != 0:
+                continue  # said only where a decoder weighed the board
             if isinstance(value, Move):
                 value = {"path": list(value.path), "captured": list(value.captured)}
             elif isinstance(value, tuple):
@@ -43,6 +47,9 @@ class MoveSeen(Event):
     side: str  # "white" or "black": who moved
     move: Move
     result: str | None = None  # the game ended with this move: "2-0 no-legal-moves", ...
+    runner_up: str | None = None  # the board that came second, and by how many nats
+    margin: float | None = None
+    disagree: tuple[int, ...] = ()  # squares read otherwise than the board chosen
 
     kind = "move"
 
@@ -54,6 +61,9 @@ class Pending(Event):
 
     squares: tuple[int, ...]
     moves: tuple[str, ...]
+    runner_up: str | None = None
+    margin: float | None = None
+    disagree: tuple[int, ...] = ()
 
     kind = "pending"
 
@@ -71,6 +81,9 @@ class Irregular(Event):
     fix: str  # "undo" or "complete"
     offender: str  # "white" or "black": who broke the rule, as far as occupancy tells
     light: tuple[str, ...] = ()
+    runner_up: str | None = None
+    margin: float | None = None
+    disagree: tuple[int, ...] = ()
 
     kind = "irregular"
 

@@ -10,18 +10,39 @@ empty, `w`/`b` man, `W`/`B` king seen, `?` unknown), spaces between groups allow
 then optionally `light=SQ:R,SQ:R` for pieces seen on light squares (`b1:w`). A line
 holding only `commit` (after an optional time) is a clock press. Blank lines and lines
 starting with `#` are skipped. Without a time stamp a snapshot is taken one settle time
-after the previous one, i.e. as settled.
+after the previous one, i.e. as settled. A letter is taken as right with probability
+0.99 (`board.LETTER_SURE`): the game may outvote it.
+
+A line may instead be one JSON object, which carries the camera's probabilities:
+
+    {"t": 2.5, "squares": ["b", {"e": 0.7, "b": 0.3}, "?", ...], "light": {"b1": "w"}}
+    {"t": 3.0, "commit": true}
+
+`squares` holds one item per dark square: a letter (right with probability 0.99, or with
+`confidence`, a list of one number per square as `damas read --json` gives them), `?`,
+or an object of class probabilities over `e w b W B` (missing classes are 0; the sum is
+scaled to 1). `squares` may also be an object {"1": "b", ...} keyed by square, as
+`damas read --json` prints it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
 
 from ..geometry import clip
 from ..variant import Variant
-from .board import PIECE_READINGS, READINGS, Observation, ObservationError, light_square
+from .board import (
+    CLASSES,
+    LETTER_SURE,
+    PIECE_READINGS,
+    READINGS,
+    Observation,
+    ObservationError,
+    light_square,
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +58,8 @@ def parse_line(text: str, variant: Variant) -> Line | None:
     words = text.split()
     if not words or words[0].startswith("#"):
         return None
+    if words[0].startswith("{"):
+        return _json_line(text, variant)
     time = None
     if words[0].startswith("t="):
         time = _seconds(words[0])
@@ -85,6 +108,81 @@ def _light(text: str, variant: Variant) -> list[tuple[str, str]]:
         light_square(variant.size, name)
         out.append((name, reading))
     return out
+
+
+def _json_line(text: str, variant: Variant) -> Line:
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except ValueError as e:
+        raise ObservationError(f"not a JSON object: {clip(str(e))}") from None
+    if not isinstance(data, dict):
+        raise ObservationError("a JSON observation is an object such as "
+                               '{"t": 1.5, "squares": ["b", ...]}')
+    unknown = set(data) - {"t", "commit", "squares", "confidence", "light"}
+    if unknown:
+        raise ObservationError(f"unknown key {clip(sorted(unknown)[0])!r} (use t, squares, "
+                               "confidence, light, commit)")
+    time = None
+    if "t" in data:
+        time = _seconds(f"t={data['t']}") if _is_number(data["t"]) else math.nan
+        if math.isnan(time):
+            raise ObservationError(f"t must be a number of seconds, not {clip(repr(data['t']))}")
+    if data.get("commit") is True:
+        return Commit(time)
+    items = data.get("squares")
+    if isinstance(items, dict):
+        items = [items.get(str(s), "?") for s in range(1, variant.squares + 1)]
+    if not isinstance(items, list) or len(items) != variant.squares:
+        raise ObservationError(f"squares must list {variant.squares} readings for "
+                               f"{variant.name}, one per dark square")
+    sure = _confidence(data.get("confidence"), variant)
+    letters, probabilities = [], []
+    for i, item in enumerate(items):
+        letter, p = _square(item, sure[i] if sure else LETTER_SURE, i + 1)
+        letters.append(letter)
+        probabilities.append(p)
+    light = data.get("light") or {}
+    if not isinstance(light, dict):
+        raise ObservationError('light must be an object such as {"b1": "w"}')
+    pairs = _light(",".join(f"{k}:{v}" for k, v in light.items()), variant) if light else []
+    return Observation("".join(letters), time, tuple(pairs), tuple(probabilities))
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _confidence(value, variant: Variant) -> list[float] | None:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        value = [value.get(str(s), 0.0) for s in range(1, variant.squares + 1)]
+    if not (isinstance(value, list) and len(value) == variant.squares
+            and all(_is_number(v) and 0 <= v <= 1 for v in value)):
+        raise ObservationError(f"confidence must give {variant.squares} numbers from 0 to 1")
+    return [float(v) for v in value]
+
+
+def _square(item, sure: float, square: int) -> tuple[str, tuple[float, ...] | None]:
+    """(the letter shown, the class probabilities) of one square's reading."""
+    if isinstance(item, str) and len(item) == 1 and item in READINGS:
+        if item == "?":
+            return "?", None
+        sure = min(max(sure, 1.0 / len(CLASSES)), 1.0)
+        rest = (1.0 - sure) / (len(CLASSES) - 1)
+        return item, tuple(sure if c == item else rest for c in CLASSES)
+    if isinstance(item, dict) and item and set(item) <= set(CLASSES) and all(
+            _is_number(v) and 0 <= v <= 1 for v in item.values()):
+        total = float(sum(item.values()))
+        if total > 0:
+            p = tuple(float(item.get(c, 0.0)) / total for c in CLASSES)
+            return CLASSES[max(range(len(CLASSES)), key=p.__getitem__)], p
+    raise ObservationError(f"square {square}: a reading is one of {' '.join(READINGS)} or "
+                           'class probabilities such as {"e": 0.9, "b": 0.1}')
 
 
 def read_lines(lines, variant: Variant):

@@ -38,10 +38,11 @@ def test_an_english_opening_without_time_stamps(tmp_path, capsys):
     assert code == 0 and err == ""
     assert events == [
         {"event": "setup", "t": 1.0, "fen": "B:W21-32:B1-12", "start": True},
-        {"event": "pending", "t": 1.0, "squares": [15, 16], "moves": ["11-15", "11-16"]},
+        {"event": "pending", "t": 1.0, "squares": [15, 16], "moves": ["11-15", "11-16"],
+         "runner_up": "nothing moved", "margin": 3.94},
         {"event": "move", "t": 3.0, "notation": "11-15", "fen": "W:W21-32:B1-10,12,15",
          "ply": 1, "side": "black", "move": {"path": [11, 15], "captured": []},
-         "result": None},
+         "result": None, "runner_up": "11-15 under way", "margin": 7.94},
     ]
 
 

@@ -90,7 +90,10 @@ def test_any_order_of_changes_yields_exactly_the_move(gm, data):
 
 @FAST
 @given(game_and_move(), st.data())
-def test_one_wrong_change_never_yields_a_move(gm, data):
+def test_one_misread_square_never_invents_a_move(gm, data):
+    """A legal move made with one square read wrong on the way or at the end: the game
+    outvotes the misread, so the move may be recorded, or the board taken as irregular
+    (the misread stays there), but no other move is ever recorded."""
     game, move = gm
     after = game.position.play(move)
     order = list(data.draw(st.permutations(changes_of(game.position, after))))
@@ -103,9 +106,9 @@ def test_one_wrong_change_never_yields_a_move(gm, data):
     at = data.draw(st.integers(earliest, len(order)))
     order.insert(at, (sq, wrong))
     events = feed(game, order)
-    kinds = [e.kind for e in events]
-    assert "move" not in kinds, [e.to_dict() for e in events]
-    assert "irregular" in kinds or "pending" in kinds
+    played = [e.move for e in events if e.kind == "move"]
+    assert all(m == move for m in played), [e.to_dict() for e in events]
+    assert played or any(e.kind in ("irregular", "pending") for e in events)
 
 
 @settings(max_examples=150, deadline=None)
