@@ -73,11 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.add_argument("--frames", type=count, help="vision: how many rendered frames")
     bench.add_argument("--seed", type=int, help="vision: the seed of the evaluation set; "
-                                                "demo-memory: of the demo")
-    bench.add_argument("--games", type=count, help="demo-memory: how many games (20)")
+                                                "demo-memory: of the demo; tracker --noise")
+    bench.add_argument("--games", type=count, help="demo-memory: how many games (20); "
+                                                   "tracker --noise: per variant (300)")
+    bench.add_argument("--noise", metavar="RATES",
+                       help="tracker: random games read with this share of squares misread "
+                            "with high confidence, e.g. 0.01,0.03,0.05")
     bench.add_argument("--boards", type=count, help="hall: how many boards first (100); "
                                                     "then twice as many until it saturates")
-    bench.add_argument("--variant", help="demo-memory: the variant (english)")
+    bench.add_argument("--variant", help="demo-memory: the variant (english); tracker "
+                                         "--noise: only this one (default all three)")
     bench.add_argument("--photos", metavar="DIR",
                        help="vision: score the labelled photos of DIR (labels.json) instead")
     bench.add_argument("--perturbed", action="store_true",

@@ -83,6 +83,8 @@ def _print(events) -> None:
 def bench_tracker(args) -> int:
     from damas.sim import trackerbench
 
+    if getattr(args, "noise", None):
+        return bench_noise(args)
     figures = trackerbench.run()
     if getattr(args, "json", False):
         print(json.dumps(figures))
@@ -94,6 +96,46 @@ def bench_tracker(args) -> int:
     print(f"  slowest {figures['max_ms']:.3f} ms wall, {figures['max_cpu_ms']:.3f} ms CPU "
           "(a larger wall time is another process's turn on the CPU)")
     print(f"  naming an irregularity: median {figures['irregular_median_ms']:.3f} ms")
+    return 0
+
+
+def bench_noise(args) -> int:
+    from tqdm import tqdm
+
+    from damas.sim import noisebench
+
+    try:
+        rates = tuple(float(r) for r in args.noise.split(","))
+    except ValueError:
+        raise DamasError(f"--noise takes shares such as 0.01,0.03 (not {args.noise!r})") from None
+    if not all(0 <= r < 1 for r in rates):
+        raise DamasError("--noise shares are from 0 to 1 (0.03 is 3 %)")
+    names = (variant(args.variant).name,) if getattr(args, "variant", None) else (
+        "international", "brazilian", "english")
+    games = getattr(args, "games", None) or 300
+    seed = getattr(args, "seed", None) or 1
+    bar = tqdm(total=games * len(names) * len(rates), unit="game", file=sys.stderr,
+               disable=None)
+    figures = noisebench.run(games, seed, rates, names, progress=lambda *_: bar.update())
+    bar.close()
+    if getattr(args, "json", False):
+        print(json.dumps(figures))
+        return 0
+    print(f"tracker under noise: {games} random games per variant, each settled board read "
+          f"every {figures['frame_s']} s for {figures['hold_s']} s (settle "
+          f"{figures['settle_s']} s), seed {seed}")
+    for rate, per in figures["rates"].items():
+        print(f"  {float(rate):.0%} of squares misread with confidence 0.9-0.99:")
+        for name, f in per.items():
+            speed = (f" median {f['middle_game_median_ms']} ms, p90 "
+                     f"{f['middle_game_p90_ms']} ms CPU per observation (international middle games)"
+                     if f["middle_game_median_ms"] is not None else "")
+            print(f"    {name}: {f['right']} of {f['moves']} moves right, "
+                  f"{f['missed']} missed, {f['invented']} invented, "
+                  f"{f['false_irregular']} false irregularities; irregular moves made "
+                  f"{f['irregular_made']}: {f['irregular_flagged']} flagged with their "
+                  f"article, {f['irregular_wrong_article']} another, "
+                  f"{f['irregular_missed']} missed;{speed}")
     return 0
 
 

@@ -211,8 +211,13 @@ class Tracker:
         choice = self._decoder.decide(frame, base, candidates, extra)
         chosen = self._chosen_board(choice, board, frame.unknown)
         if chosen is None:
+            # in doubt: the board held stays until the next boards decide, and its settle
+            # time starts again (it has not been seen for sure since)
+            held = self._held
+            if held is not None and not held.settled:
+                held.since = t
             self._now = t
-            return []  # in doubt: the board held stays until the next boards decide
+            return []
         held = self._held
         if held is not None and held.board == chosen:
             self._choice = choice
@@ -289,8 +294,8 @@ class Tracker:
             after, said = self._unfinished[1], "unfinished"
         else:
             return []
-        return [Hypothesis(h.masks, h.kind, f"{said}, then {h.label}", h.board)
-                for h in moves_of(after)]
+        return [Hypothesis(h.masks, "answer" if h.kind == "move" else "answer-under-way",
+                           f"{said}, then {h.label}", h.board) for h in moves_of(after)]
 
     def _explain(self, events: list[Event]) -> list[Event]:
         """Moves, irregularities and pending moves say how sure the board was: the

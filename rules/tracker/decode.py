@@ -37,13 +37,16 @@ SWITCH = 1.0
 PARTIAL = 1.0  # a move seen under way: legal, but a settled board rarely shows one
 START = 3.0  # the start position set up again
 IRREGULAR = 8.0  # one action no rule allows, on top of a legal board
-AS_READ = 15.0  # the board exactly as read: anything else no rule allows
-PRIORS = {"same": 0.0, "move": 0.0, "standing": 0.0, "partial": PARTIAL, "start": START}
+AS_READ = 25.0  # the board exactly as read: anything else no rule allows
+# the opponent already answering a move not yet settled: rarer, the more so under way
+ANSWER = 2.0
+ANSWER_UNDER_WAY = 4.0
+PRIORS = {"same": 0.0, "move": 0.0, "standing": 0.0, "partial": PARTIAL, "start": START,
+          "answer": ANSWER, "answer-under-way": ANSWER_UNDER_WAY}
 MARGIN = 2.0  # a board is committed to only when it beats every other by this much
 BEAM = 40.0  # hypotheses further behind the best are forgotten
 BEAM_SIZE = 48
-STRUCTURED_BASES = 4  # the legal boards that irregular actions are tried on
-DECAY = 0.5  # the readings' running evidence, for the board as read over several frames
+STRUCTURED_BASES = 3  # the legal boards that irregular actions are tried on
 
 # square classes of a hypothesis: empty, a man, a piece of that colour (man or king: a
 # king the rules know of, a piece just landed), a king (a crown where a man should be)
@@ -57,13 +60,20 @@ READ_CLASS = (EMPTY, WMAN, BMAN, WKING, BKING)  # of each reading class e w b W 
 def square_costs(p: Sequence[float] | None) -> tuple[float, ...]:
     """-log P(reading | class) for the hypothesis classes, the best at 0."""
     if p is None:
-        return (0.0,) * N
+        return UNREAD_COSTS
     e, w, b, wk, bk = p
-    raw = (-math.log(e + FLOOR), -math.log(w + FLOOR), -math.log(b + FLOOR),
-           -math.log(w + wk + FLOOR), -math.log(b + bk + FLOOR),
-           -math.log(wk + FLOOR), -math.log(bk + FLOOR))
-    low = min(raw)
-    return tuple(c - low for c in raw)
+    log = math.log
+    ce, cw, cb = -log(e + FLOOR), -log(w + FLOOR), -log(b + FLOOR)
+    cwa, cba = -log(w + wk + FLOOR), -log(b + bk + FLOOR)
+    low = min(ce, cwa, cba)  # a piece of either kind never costs more than one kind
+    return (ce - low, cw - low, cb - low, cwa - low, cba - low, -log(wk + FLOOR) - low,
+            -log(bk + FLOOR) - low)
+
+
+UNREAD_COSTS = (0.0,) * N
+
+
+LEGAL = frozenset(("same", "move", "partial", "start", "answer", "answer-under-way"))
 
 
 @dataclass(frozen=True)
@@ -71,15 +81,16 @@ class Hypothesis:
     """One board the game allows, as class masks, and what the tracker is fed for it."""
 
     masks: tuple[int, ...]  # one per class: EMPTY, WMAN, BMAN, WANY, BANY, WKING, BKING
-    # "same", "move", "partial", "start"; "standing" (an irregular board already
-    # reported), "irregular", "as-read"
+    # legal: "same", "move", "partial", "start", "answer" and "answer-under-way" (the
+    # opponent's move from a board not settled yet); "standing" (an irregular board
+    # already reported), "irregular", "as-read"
     kind: str
     label: str  # for people: "32-28", "32-28 under way", "as read", ...
     board: Board  # what the exact tracker is fed when this wins
 
     @property
     def legal(self) -> bool:
-        return self.kind in ("same", "move", "partial", "start")
+        return self.kind in LEGAL
 
 
 def hypothesis(lay: Layout, white: int, black: int, kings: int, any_: int, kind: str,
@@ -175,14 +186,12 @@ class Decoder:
         self.lay = lay
         self.scores: dict[tuple[int, ...], float] = {}
         self.known: dict[tuple[int, ...], Hypothesis] = {}
-        self.evidence: dict[int, list[float]] = {}  # running costs per square, decayed
         self.incumbent: tuple[int, ...] | None = None  # the board the tracker was last fed
         self.last: Frame | None = None
 
     def reset(self) -> None:
         self.scores.clear()
         self.known.clear()
-        self.evidence.clear()
         self.incumbent = None
 
     def frame(self, probabilities: Sequence[Sequence[float] | None]) -> Frame:
@@ -218,74 +227,81 @@ class Decoder:
         bases += [(IRREGULAR, c, h) for c, h in irregular[:STRUCTURED_BASES // 2]]
         bases += [(0.0, frame.score(h.masks, base.masks, base_cost, base_class), h)
                   for h in extra_bases]
+        cheapest = min(cost for _, cost, _ in bases)
         for prior, cost, h in bases:
+            if cost + prior > cheapest + BEAM:
+                continue  # an action on it can only make it worse than forgotten
             for worse, extra in self._one_action(frame, h):
                 offer(worse, prior + IRREGULAR, cost + extra)
-        for h in self._as_read(frame, base):
-            offer(h, AS_READ)
+        offer(self._as_read(frame, base), AS_READ)
         return self._update(frame, offered, base, base_class, base_cost)
 
     # --- irregular boards ---------------------------------------------------------------
 
     def _one_action(self, frame: Frame, h: Hypothesis):
         """The best boards one action away from `h`: a piece moved to an empty square, a
-        piece removed, a man crowned. Each is a sum of independent square terms, so the
-        best of each is found square by square, not pair by pair."""
+        piece removed, put on the board or crowned. Each is a sum of independent square
+        terms, so the best of each is found in one pass over the squares, not pair by
+        pair."""
         cost = frame.cost
-        empty, wman, bman = h.masks[EMPTY], h.masks[WMAN], h.masks[BMAN]
-        white, black = white_of(h.masks), black_of(h.masks)
-        known = frame.lay.valid & ~frame.unknown
-        cls = class_of(h.masks)
-
-        def best(mask: int, term) -> tuple[float, int]:
-            top, where = math.inf, 0
-            m = mask & known
+        unknown = frame.unknown
+        inf = math.inf
+        # best (gain, bit) of: a white / black piece leaving, a white / black man
+        # arriving, a white / black man crowned
+        leave = [inf, 0, inf, 0]
+        arrive = [inf, 0, inf, 0]
+        crown = [inf, 0]
+        for k, m in enumerate(h.masks):
+            m &= ~unknown
+            black = k in BLACK_CLASSES
             while m:
                 b = m & -m
                 m ^= b
-                v = term(cost[b], cls[b])
-                if v < top:
-                    top, where = v, b
-            return top, where
-
-        def leave(c, k):
-            return c[EMPTY] - c[k]
-
+                c = cost[b]
+                if k == EMPTY:
+                    v = c[WMAN] - c[EMPTY]
+                    if v < arrive[0]:
+                        arrive[0], arrive[1] = v, b
+                    v = c[BMAN] - c[EMPTY]
+                    if v < arrive[2]:
+                        arrive[2], arrive[3] = v, b
+                    continue
+                v = c[EMPTY] - c[k]
+                i = 2 if black else 0
+                if v < leave[i]:
+                    leave[i], leave[i + 1] = v, b
+                if k == WMAN or k == BMAN:
+                    v = c[k + 4] - c[k]
+                    if v < crown[0]:
+                        crown[0], crown[1] = v, b
         lay, kings = self.lay, h.board.kings
         square = lay.square_of
+        white, black = white_of(h.masks), black_of(h.masks)
         out = []
-        for colour, own in ((0, white), (1, black)):
-            gain_from, frm = best(own, leave)
+        for colour in (0, 1):
+            gain_from, frm = leave[2 * colour], leave[2 * colour + 1]
+            gain_to, to = arrive[2 * colour], arrive[2 * colour + 1]
+            if to:
+                w, b = (white | to, black) if colour == 0 else (white, black | to)
+                label = f"{h.label}, then a piece put on {square[to]}"
+                out.append((hypothesis(lay, w, b, kings, 0, "irregular", label), gain_to))
             if not frm:
                 continue
-            # the piece moved is a king only if the rules know it as one
-            arrive = (WANY if kings & frm else WMAN) + colour
-            gain_to, to = best(empty, lambda c, k, a=arrive: c[a] - c[EMPTY])
-            if to:
-                w = (white & ~frm) | (0 if colour else to)
-                b = (black & ~frm) | (to if colour else 0)
-                k = (kings & ~frm) | (to if kings & frm else 0)
-                label = f"{h.label}, then {square[frm]}-{square[to]}"
-                masks = list(h.masks)
-                masks[arrive] |= to
-                masks[cls[frm]] &= ~frm
-                masks[EMPTY] = (masks[EMPTY] | frm) & ~to
-                out.append((Hypothesis(tuple(masks), "irregular", label,
-                                       Board(w, b, k, lay.valid)), gain_from + gain_to))
             label = f"{h.label}, then {square[frm]} taken off"
             out.append((hypothesis(lay, white & ~frm, black & ~frm, kings & ~frm, 0,
                                    "irregular", label), gain_from))
-        for colour, man in ((0, WMAN), (1, BMAN)):
-            gain, to = best(empty, lambda c, k, a=man: c[a] - c[EMPTY])
-            if to:
-                label = f"{h.label}, then a piece put on {square[to]}"
-                w, b = (white | to, black) if colour == 0 else (white, black | to)
-                out.append((hypothesis(lay, w, b, kings, 0, "irregular", label), gain))
-        # a crown read on a man: the man's class costs more than a piece's of his colour
-        gain, where = best(wman | bman, lambda c, k: c[k + 4] - c[k])
+            if to:  # the piece moved: a man arrives (a king's arrival costs about the same)
+                w = (white & ~frm) | (0 if colour else to)
+                b = (black & ~frm) | (to if colour else 0)
+                king = kings & frm
+                k = (kings & ~frm) | (to if king else 0)
+                label = f"{h.label}, then {square[frm]}-{square[to]}"
+                out.append((hypothesis(lay, w, b, k, to if king else 0, "irregular", label),
+                            gain_from + gain_to))
+        gain, where = crown
         if where:
             masks = list(h.masks)
-            man = WMAN if wman & where else BMAN
+            man = WMAN if masks[WMAN] & where else BMAN
             masks[man] &= ~where
             masks[man + 4] |= where
             board = h.board.replace(kings=h.board.kings | where)
@@ -293,37 +309,15 @@ class Decoder:
             out.append((Hypothesis(tuple(masks), "irregular", label, board), gain))
         return out
 
-    def _as_read(self, frame: Frame, base: Hypothesis) -> list[Hypothesis]:
-        """The board as this frame reads it, and as the last frames read it together;
-        unknown squares as the expected position has them."""
-        lay = self.lay
-        acc = self.evidence
-        for b, cost in frame.cost.items():
-            old = acc.get(b)
-            acc[b] = (list(cost) if old is None
-                      else [DECAY * o + x for o, x in zip(old, cost, strict=True)])
-        boards = []
-        fill = [m & frame.unknown for m in base.masks]
-        boards.append(tuple(r | f for r, f in zip(frame.read, fill, strict=True)))
-        together = [0] * N
-        base_class = class_of(base.masks)
-        for b, c in acc.items():
-            if not any(c):
-                together[base_class[b]] |= b
-                continue
-            colour = min((EMPTY, WANY, BANY), key=c.__getitem__)
-            if colour == WANY:
-                colour = WKING if c[WKING] < c[WMAN] else WMAN
-            elif colour == BANY:
-                colour = BKING if c[BKING] < c[BMAN] else BMAN
-            together[colour] |= b
-        boards.append(tuple(together))
-        out = []
-        for masks in boards:
-            kings = masks[WANY] | masks[BANY] | masks[WKING] | masks[BKING]
-            board = Board(white_of(masks), black_of(masks), kings, lay.valid & ~frame.unknown)
-            out.append(Hypothesis(masks, "as-read", "as read", board))
-        return out
+    def _as_read(self, frame: Frame, base: Hypothesis) -> Hypothesis:
+        """The board exactly as this frame reads it, unknown squares as the expected
+        position has them."""
+        masks = tuple(r | (m & frame.unknown)
+                      for r, m in zip(frame.read, base.masks, strict=True))
+        kings = masks[WANY] | masks[BANY] | masks[WKING] | masks[BKING]
+        board = Board(white_of(masks), black_of(masks), kings,
+                      self.lay.valid & ~frame.unknown)
+        return Hypothesis(masks, "as-read", "as read", board)
 
     # --- over time ----------------------------------------------------------------------
 
