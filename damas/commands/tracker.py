@@ -128,7 +128,7 @@ def bench_noise(args) -> int:
         print(f"  {float(rate):.0%} of squares misread with confidence 0.9-0.99:")
         for name, f in per.items():
             speed = (f" median {f['middle_game_median_ms']} ms, p90 "
-                     f"{f['middle_game_p90_ms']} ms CPU per observation (international middle games)"
+                     f"{f['middle_game_p90_ms']} ms CPU per observation (middle games)"
                      if f["middle_game_median_ms"] is not None else "")
             print(f"    {name}: {f['right']} of {f['moves']} moves right, "
                   f"{f['missed']} missed, {f['invented']} invented, "
