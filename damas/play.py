@@ -22,6 +22,7 @@ from pathlib import Path
 from damas.rules import BLACK, WHITE, Color, Game, Move, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.pdn import PdnGame, write_pdn
+from damas.rules.tracker.confirm import MoveCheck
 from damas.vision.feed import CameraLost
 
 from . import events as ev
@@ -315,18 +316,20 @@ class PlaySession:
         shown: list[int] = []
         shown_at = last = None
         unsure = 0
+        check = MoveCheck(before, expected)  # a square misread now and then is outvoted
         while True:
             if self.stop():
                 raise Stopped
             squares = self._look()
             if squares is None:
                 continue
-            if squares.colours == want.colours:
+            judged = check.judge(squares.at(None))
+            if judged == "done":
                 break
             if squares.readings != last:  # a person at work: judge the board once it stays
                 last, since = squares.readings, self.now
-            if squares.unread and unsure < 10:  # a square not read yet: another frame
-                unsure += 1
+            if (squares.unread or judged is None) and unsure < 10:
+                unsure += 1  # a square not read yet, or in doubt: another frame
                 continue
             robot = self.mover.acts and attempts < self.o.corrections and not shown
             if squares.colours == unmoved.colours and not robot and not shown:

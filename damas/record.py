@@ -46,7 +46,7 @@ class Recorder:
                  pdn: str | Path, white: str = "?", black: str = "?", event: str = "?",
                  settle: float = 1.0, resume: bool = False, out=print, display=None,
                  calibration: str | None = None, tags: dict[str, str] | None = None,
-                 publisher=None):
+                 publisher=None, fen: str | None = None):
         self.variant = get_variant(variant)
         self.calibration = calibration  # folder: the lens, pose and set's colours
         self.control = control
@@ -65,7 +65,10 @@ class Recorder:
         self._mismatch_shown: str | None = None
         self.replay: Replay | None = None  # the journal's game, on --resume
         game = self._resumed() if resume else None
-        self.tracker = Tracker(self.variant, game=game, policy="tournament", settle=settle)
+        # from a FEN (an adjourned game, an endgame): the record waits for the board to
+        # show it, and the PDN carries it (SetUp, FEN)
+        self.tracker = Tracker(self.variant, None if resume else fen, game=game,
+                               policy="tournament", settle=settle)
         self.started = False
         self.irregular = 0
         self._clock_asked = threading.Event()  # the page's clock button, from its thread

@@ -293,8 +293,10 @@ def _write_one(pg: PdnGame, width: int) -> str:
     tags["Result"] = pg.result
     tags["GameType"] = str(game.variant.gametype)  # our notation, whatever the file read had
     if game.is_setup:
+        tags["SetUp"] = "1"
         tags["FEN"] = game.start.fen()
     else:
+        tags.pop("SetUp", None)
         tags.pop("FEN", None)
     lines = [f'[{name} "{_escape(value)}"]' for name, value in tags.items()]
     words: list[str] = []

@@ -20,6 +20,8 @@ def register(sub) -> None:
     p = sub.add_parser("record", help="record a game played by two people, with a clock")
     p.add_argument("--camera", default="0", help="camera index, video file, folder or URL")
     p.add_argument("--variant", default="international")
+    p.add_argument("--fen", help="the position the game goes on from (an adjourned game): "
+                                 "recording begins when the board shows it")
     p.add_argument("--time-control", type=time_control, default="45+0",
                    help="minutes + increment seconds (seed 004: 3, 5, 15, 21, 30, 45...)")
     p.add_argument("--white", default="?")
@@ -98,7 +100,8 @@ def run_record(args) -> int:
         recorder = Recorder(args.variant, args.time_control, journal,
                             pdn, white=args.white, black=args.black, event=event,
                             settle=args.settle, resume=args.resume,
-                            calibration=args.calibration, tags=tags, publisher=publisher)
+                            calibration=args.calibration, tags=tags, publisher=publisher,
+                            fen=args.fen)
         # a live camera that goes away pauses the record until it is back
         feed = CameraFeed(str(args.camera))
         feed.check_recording()

@@ -38,3 +38,34 @@ def test_a_recorded_video_gives_the_moves_and_the_clock(tmp_path):
     # each side's clock only ran on its own moves and gained the increment
     assert all(0 < m["clock"]["white"] <= 182 and 0 < m["clock"]["black"] <= 182
                for m in moves)
+
+
+def test_a_game_adjourned_goes_on_from_its_fen_through_a_misread(tmp_path):
+    """`record --fen`: the record waits for the board to show the position, a square
+    misread with high confidence on the way is outvoted by the game, and the PDN carries
+    SetUp and FEN."""
+    from damas.clock import parse_time_control
+    from damas.record import Recorder
+    from damas.rules import Position
+    from damas.rules.occupancy import Occupancy
+
+    fen = "B:W21,22,30:B9,10,14"
+    start = Position.from_fen(fen, "english")
+    after = start.play(start.parse_move("14-18"))
+    shown = str(Occupancy.of_position(start))
+    moved = str(Occupancy.of_position(after))
+    misread = moved[:29] + "b" + moved[30:]  # square 30's white man read as black
+    pdn = tmp_path / "adjourned.pdn"
+    recorder = Recorder("english", parse_time_control("45+0"), tmp_path / "j.jsonl", pdn,
+                        settle=0.5, fen=fen, out=lambda *a: None)
+    # the misread stays longer than the settle time: an exact match would call it an
+    # irregularity (a man changed colour)
+    boards = [(0.0, shown), (1.0, shown), (2.0, misread), (2.3, misread), (2.6, misread),
+              (3.0, moved), (4.5, moved)]
+    game = recorder.record_boards(boards)
+    assert game.notations() == ["14-18"]
+    kinds = [e["kind"] for e in read_journal(tmp_path / "j.jsonl")]
+    assert "irregular" not in kinds and kinds.count("move") == 1
+    (recorded,) = read_pdn(pdn.read_text())
+    assert recorded.tags["SetUp"] == "1" and recorded.tags["FEN"] == start.fen()
+    assert recorded.game.notations() == ["14-18"]
