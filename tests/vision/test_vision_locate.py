@@ -2,6 +2,7 @@
 
 import random
 
+import cv2
 import numpy as np
 import pytest
 from vision_helpers import VARIANT, centre_error, game_position, scene_for, truth_pose
@@ -9,7 +10,9 @@ from vision_helpers import VARIANT, centre_error, game_position, scene_for, trut
 from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
 from damas.rules import Position
 from damas.vision.board import BoardPose
+from damas.vision.corners import Lattice
 from damas.vision.errors import BoardNotFound, BoardOfAnotherSize
+from damas.vision.extent import find_extent
 from damas.vision.locate import _off_the_markers_centre, locate
 from damas.vision.markers import Marker
 from damas.vision.render import render
@@ -171,3 +174,16 @@ def test_focal_length_from_a_plane_homography():
         assert f == pytest.approx(intr.fx, rel=1e-6)
         back = Camera.from_plane_homography(intr, H)
         assert np.allclose(back.R, cam.R, atol=1e-9) and np.allclose(back.t, cam.t, atol=1e-9)
+
+
+def test_a_few_lines_of_corners_say_the_board_is_not_found_in_one_line():
+    # three lines of corners either way and the lines looked at beyond them are fewer
+    # than a 10x10 board has: where it lies cannot be told (this was an IndexError, a
+    # traceback instead of one line, on an equally grey board's stray grey corners)
+    shot = render(scene_for(23, size=10, tilt_deg=10.0), {})
+    truth = truth_pose(shot)
+    ij = np.array([(i, j) for j in range(3) for i in range(3)], float)
+    points = truth.project_flat(ij - 1)  # the corners round the board's middle
+    H, _ = cv2.findHomography(ij, points, 0)
+    with pytest.raises(BoardNotFound, match="lines of square corners"):
+        find_extent(shot.image, Lattice(points, ij.astype(int), H), 10)
