@@ -16,7 +16,7 @@ from damas.vision.extent import find_extent
 from damas.vision.locate import _off_the_markers_centre, locate
 from damas.vision.markers import Marker
 from damas.vision.render import render
-from damas.vision.scene import Scene
+from damas.vision.scene import Scene, equal_grey
 
 CASES = [  # seed, fixed scene values
     (11, {"scheme": "wood", "size": 10, "tilt_deg": 0.0, "markers": False}),
@@ -174,6 +174,21 @@ def test_focal_length_from_a_plane_homography():
         assert f == pytest.approx(intr.fx, rel=1e-6)
         back = Camera.from_plane_homography(intr, H)
         assert np.allclose(back.R, cam.R, atol=1e-9) and np.allclose(back.t, cam.t, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed,hues", [(31, (120, 0)), (33, (30, 200)), (34, (300, 120)),
+                                       (36, (0, 120))])
+def test_a_board_whose_two_square_colours_are_equally_grey_is_found(seed, hues):
+    # a printed red/green (or blue/orange...) board: its squares differ only in hue, so
+    # grey shows no checker; the frame's chroma does. Which squares are dark then comes
+    # from the pieces (grey cannot tell), so it holds for a position with pieces.
+    level = random.Random(seed).uniform(90, 150)
+    scene = scene_for(seed, markers=False, scheme="green", colour_jitter=0.0,
+                      tint=(1.0, 1.0, 1.0), tilt_deg=25.0,
+                      squares_rgb=(equal_grey(hues[0], level), equal_grey(hues[1], level)))
+    shot = render(scene, game_position(VARIANT[scene.size], random.Random(seed), 30).pieces())
+    found = locate(shot.image, scene.size)
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
 
 
 def test_a_few_lines_of_corners_say_the_board_is_not_found_in_one_line():
