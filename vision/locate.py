@@ -97,7 +97,7 @@ def _pose_from_nodes(image: np.ndarray, gray: np.ndarray,
             raise BoardNotFound(f"no {n}x{n} grid of squares found ({int(found.sum())} "
                                 f"square corners matched, {need} needed): is the whole "
                                 "board in view, the light and focus good?")
-        camera, res = fit_camera(world[found], pts[found], image.shape, intrinsics)
+        camera, res = fit_camera(world[found], pts[found], image.shape, intrinsics, n / 2)
 
         def project(xy, cam=camera):
             return cam.project(np.column_stack([xy, np.zeros(len(xy))]))

@@ -13,6 +13,7 @@ from damas.vision.board import BoardPose
 from damas.vision.corners import Lattice
 from damas.vision.errors import BoardNotFound, BoardOfAnotherSize
 from damas.vision.extent import find_extent
+from damas.vision.fit import lens_supported
 from damas.vision.locate import _off_the_markers_centre, locate
 from damas.vision.markers import Marker
 from damas.vision.render import render
@@ -202,3 +203,28 @@ def test_a_few_lines_of_corners_say_the_board_is_not_found_in_one_line():
     H, _ = cv2.findHomography(ij, points, 0)
     with pytest.raises(BoardNotFound, match="lines of square corners"):
         find_extent(shot.image, Lattice(points, ij.astype(int), H), 10)
+
+
+def test_a_lens_term_is_fitted_only_where_the_corners_found_tie_it_down():
+    # a 480x270 photo of a 10x10 board early in a game: 37 of the 81 inner corners, on 6
+    # of the 8 rows, are found; a radial term fitted to them (k1 -0.33 for a lens with
+    # none) bent the grid 0.11 of a square off at the far side
+    rng = random.Random(727)
+    scene = scene_for(727, markers=False, dist=(0.0,) * 5, size=10, width=480, height=270,
+                      noise=rng.uniform(2, 6), jpeg_quality=rng.choice([70, 50]))
+    rng.random()
+    shot = render(scene, game_position("international", rng, rng.randrange(0, 20)).pieces())
+    found = locate(shot.image, 10)
+    assert found.corners_used < 0.6 * 81
+    assert found.pose.camera.intrinsics.dist[0] == 0.0
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.07
+    # every corner of the board, or most of them over all of it, tie one down
+    inner = np.array([(i, j) for j in range(-4, 5) for i in range(-4, 5)], float)
+    assert lens_supported(inner, 5.0)
+    assert lens_supported(inner[inner[:, 1] > -4], 5.0)  # all but one edge line
+    assert not lens_supported(inner[inner[:, 1] >= -2], 5.0)  # 6 of 8 rows: 63 < 64
+    assert lens_supported(inner[(inner[:, 0] > -4) & (inner[:, 0] < 4)][::2], 5.0)
+    # and a full view through a barrel lens still fits its lens
+    scene = scene_for(17, **CASES[6][1])
+    shot = render(scene, game_position("international", random.Random(17), 40).pieces())
+    assert locate(shot.image, 10).pose.camera.intrinsics.dist[0] < -0.04
