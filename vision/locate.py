@@ -185,7 +185,10 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
     channels = itertools.chain([gray], chroma_channels(image) if image.ndim == 3 else [])
     for k, channel in enumerate(channels):
         small, s = _work_image(channel)
-        lattice = fit_lattice(find_corners(small), int(0.8 * (size - 1) ** 2))
+        corners = find_corners(small)
+        if k and len(corners.points) <= most:
+            continue  # no lattice through these can hold more (and growing one costs)
+        lattice = fit_lattice(corners, int(0.8 * (size - 1) ** 2))
         count = 0 if lattice is None else len(lattice.points)
         if k and count <= most:
             continue
