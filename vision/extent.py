@@ -102,6 +102,10 @@ def _window(cells: np.ndarray, support: np.ndarray, n: int) -> int:
         total = float(support[inside].sum()) + 2.0 * float(cells[first_cell:first_cell + n].sum())
         if total > best + 1e-9:
             best, start = total, c0 - 1
+    if best == -np.inf:
+        # the lines found and those looked at beyond them are fewer than the board's
+        raise BoardNotFound(f"only {span + 1} lines of square corners found, too few to "
+                            f"tell where a {n}x{n} board lies: is the whole board in view?")
     return start
 
 

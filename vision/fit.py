@@ -2,9 +2,10 @@
 lattice, and the pinhole camera with lens distortion that explains them.
 
 Without known intrinsics the lens is fitted from the one view (OpenCV's calibrateCamera
-on the board's own corners): principal point at the centre, square pixels, one radial term,
-and the focal length when the view is oblique enough to tell it (a view from
-straight above cannot: the focal length and the distance trade off exactly)."""
+on the board's own corners): principal point at the centre, square pixels, one radial term
+where the corners found spread far enough over the board to tie it down
+(`lens_supported`), and the focal length when the view is oblique enough to tell it (a
+view from straight above cannot: the focal length and the distance trade off exactly)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,31 @@ def _calibrate(world: np.ndarray, pixels: np.ndarray, size: tuple[int, int], f: 
     return rms, K, dist.ravel(), (rvecs[0], tvecs[0])
 
 
+def lens_supported(world: np.ndarray, half: float) -> bool:
+    """Whether the corners found at board points `world` (N, 2) tie a radial term down
+    over the board, which spans -half .. half on both axes.
+    Such a term shows as the corners bending away from a plane's perspective, a cubic in
+    the distance: over corners spread rho squares either side of their middle, with an
+    error s each, it is known to about s / (rho^3 sqrt(N)), and carried out to the
+    board's edge, R squares from their middle, it bends the squares there by that times
+    R^3: s (R / rho)^3 / sqrt(N). It is fitted only where that is no more than a
+    corner's own error, N >= (R / rho)^6 along both board axes (how big the board is in
+    the frame cancels out: a small one bends little and tells little alike). Every
+    corner of a board, or all but an edge line, pass easily (10x10: 3.8 needed; 8x8:
+    5.6); corners bunched in part of it (pieces, a hand, the far rows of a small photo
+    too small to find) do not, and a term fitted to their noise bends the squares beyond
+    them (a 480x270 photo of a 10x10 board early in a game, 37 corners on 6 of 8 rows: k1
+    -0.33, the grid 0.11 of a square off at the far side, 0.04 without it)."""
+    if len(world) < 2:
+        return False
+    lo, hi = world.min(axis=0), world.max(axis=0)
+    rho = (hi - lo) / 2
+    if (rho <= 0).any():
+        return False
+    reach = half + np.abs((hi + lo) / 2)  # to the far edge from the corners' middle
+    return bool(len(world) >= float(np.max(reach / rho)) ** 6)
+
+
 # one radial term: the board covers too little of the view to tell k2 from k1, and a
 # wrong k2 bends the squares beyond the outermost corners found
 FIXED = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
@@ -86,14 +112,18 @@ FIXED = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT
 
 
 def fit_camera(world: np.ndarray, pixels: np.ndarray, shape: tuple[int, ...],
-               intrinsics: Intrinsics | None = None) -> tuple[Camera, np.ndarray]:
+               intrinsics: Intrinsics | None = None,
+               half: float | None = None) -> tuple[Camera, np.ndarray]:
     """(camera, residual per point in pixels) for board points `world` (N, 2), z = 0, seen
-    at `pixels` (N, 2). Points that fit badly (a corner caught on a piece's edge) are
+    at `pixels` (N, 2), on a board spanning -half .. half (by default one square past the
+    farthest point). Points that fit badly (a corner caught on a piece's edge) are
     dropped and the fit repeated."""
     h, w = shape[:2]
+    if half is None:
+        half = float(np.abs(world).max()) + 1
     keep = np.ones(len(world), bool)
     for _ in range(3):
-        camera = _fit_once(world[keep], pixels[keep], (w, h), intrinsics)
+        camera = _fit_once(world[keep], pixels[keep], (w, h), intrinsics, half)
         proj = camera.project(np.column_stack([world, np.zeros(len(world))]))
         res = np.linalg.norm(proj - pixels, axis=1)
         limit = max(1.0, 4 * float(np.median(res[keep])))
@@ -104,7 +134,7 @@ def fit_camera(world: np.ndarray, pixels: np.ndarray, shape: tuple[int, ...],
     return camera, res
 
 
-def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
+def _fit_once(world, pixels, size, intrinsics: Intrinsics | None, half: float) -> Camera:
     w, h = size
     if intrinsics is not None:
         ok, rvec, tvec = cv2.solvePnP(
@@ -124,6 +154,8 @@ def _fit_once(world, pixels, size, intrinsics: Intrinsics | None) -> Camera:
     def lens_like(K: np.ndarray) -> bool:  # not a focal length no lens has
         return 0.3 * w < K[0, 0] < 6 * w
 
+    if not lens_supported(world, half):
+        flags |= cv2.CALIB_FIX_K1
     rms, K, dist, (rvec, tvec) = _calibrate(world, pixels, (w, h), f, flags)
     if not lens_like(K):  # keep the guess
         flags |= cv2.CALIB_FIX_FOCAL_LENGTH

@@ -1,6 +1,8 @@
 """The board locator: from a frame to a BoardPose whose dark squares are the dark ones.
 
-1. X-corners (where four squares meet) are found at several scales (`corners`).
+1. X-corners (where four squares meet) are found at several scales (`corners`), in
+   grey, and where grey gives no board in the frame's chroma (`chroma_channels`: two
+   square colours of one grey level, a printed red/green board).
 2. The largest set of them on one lattice of squares is grown from the strongest
    (`corners.fit_lattice`); their quadrants must alternate as a checker's do.
 3. Where the playing area lies on that lattice is read from the squares (`extent`): the
@@ -10,14 +12,16 @@
    a camera (pose, and without calibration the lens too) is fitted to them (`fit`).
 5. Square corners along the playing area's own edge on two sides or more: a bigger
    board than asked for (`_check_edges`).
-6. Which parity is dark: the darker of the two parities' most even cells.
+6. Which parity is dark: the darker of the two parities' most even cells; where grey
+   cannot tell them apart, the one the pieces stand on.
 Markers (`markers`) are looked for only when the squares alone do not give the board,
 and to tell White's side when their ids say it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -93,7 +97,7 @@ def _pose_from_nodes(image: np.ndarray, gray: np.ndarray,
             raise BoardNotFound(f"no {n}x{n} grid of squares found ({int(found.sum())} "
                                 f"square corners matched, {need} needed): is the whole "
                                 "board in view, the light and focus good?")
-        camera, res = fit_camera(world[found], pts[found], image.shape, intrinsics)
+        camera, res = fit_camera(world[found], pts[found], image.shape, intrinsics, n / 2)
 
         def project(xy, cam=camera):
             return cam.project(np.column_stack([xy, np.zeros(len(xy))]))
@@ -103,7 +107,10 @@ def _pose_from_nodes(image: np.ndarray, gray: np.ndarray,
 
 def dark_parity_is_odd(image: np.ndarray, pose: BoardPose) -> bool:
     """True when the cells with (row + col) odd in the pose's labelling are the dark
-    ones: among each parity's most even cells (empty squares), the darker."""
+    ones: among each parity's most even cells (empty squares), the darker. Where the two
+    levels differ by no more than one parity's own squares do among themselves (two
+    square colours of one grey), grey cannot tell: the playing squares are then the
+    parity the pieces stand on, the one whose cells are less even."""
     n = pose.size
     g = grey(image).astype(np.float32)
     offsets = np.array([(dx, dy) for dx in np.linspace(-0.38, 0.38, 5)
@@ -116,11 +123,17 @@ def dark_parity_is_odd(image: np.ndarray, pose: BoardPose) -> bool:
                      cv2.INTER_LINEAR).reshape(len(cells), -1)
     mean, spread = vals.mean(axis=1), vals.std(axis=1)
     odd = np.array([(r + c) % 2 == 1 for r, c in cells])
-    level = {}
+    level, scatter, busy = {}, [], {}
     for parity in (True, False):
         m, s = mean[odd == parity], spread[odd == parity]
         calm = np.argsort(s)[: max(3, len(s) // 7)]
         level[parity] = float(np.median(m[calm]))
+        scatter.append(float(np.median(np.abs(m[calm] - level[parity]))))
+        busy[parity] = float(np.mean(s))
+    if abs(level[True] - level[False]) <= 1.4826 * 3 * max(scatter) and busy[True] != busy[False]:
+        # three standard deviations (1.4826 median deviations each) of the squares of one
+        # parity: no difference grey shows
+        return busy[True] > busy[False]
     return level[True] < level[False]
 
 
@@ -135,6 +148,24 @@ def _finish(gray, pose: BoardPose, used: int, seen: dict | None) -> Location:
     return Location(pose, oriented, used)
 
 
+def chroma_channels(image: np.ndarray) -> Iterator[np.ndarray]:
+    """Two grey-like images of a colour frame's hue alone, for squares whose two colours
+    have the same grey level (a printed red/green board): the frame's (a*, b*) chroma
+    projected on its main direction of change and on the one across it, each stretched
+    to the full 0..255 (the checker tests compare contrasts, not levels). Where the
+    board fills much of the frame its two colours are most of that change."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    step = max(1, int(np.sqrt(lab.shape[0] * lab.shape[1] / 20000)))
+    sample = lab[::step, ::step, 1:].reshape(-1, 2).astype(np.float32)  # ~20000 pixels
+    _, vectors = np.linalg.eigh(np.cov(sample.T))  # ascending: the main direction last
+    for v in (vectors[:, 1], vectors[:, 0]):  # made when asked for: the second seldom is
+        lo, hi = np.percentile(sample @ v, [0.5, 99.5])
+        gain = 255 / max(float(hi - lo), 1e-3)
+        # one pass: (L, a, b) -> gain * (v . (a, b) - lo), saturated to 0..255
+        yield cv2.transform(lab, np.array([[0, gain * v[0], gain * v[1], -gain * lo]],
+                                          np.float32))
+
+
 def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
            use_markers: bool = True) -> Location:
     """Find the board of `size` x `size` squares in a BGR frame."""
@@ -143,20 +174,35 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
     gray = grey(image)
     if intrinsics is not None and (intrinsics.width, intrinsics.height) != gray.shape[::-1]:
         intrinsics = intrinsics.scaled_to(gray.shape[1], gray.shape[0])
-    small, s = _work_image(gray)
-    corners = find_corners(small)
-    lattice = fit_lattice(corners, int(0.8 * (size - 1) ** 2))
     problem = "no checker of squares in view"
     other_size = False
-    if lattice is not None and len(lattice.points) >= max(6, (size - 1) ** 2 // 8):
-        try:
-            return _from_lattice(image, gray, s, lattice, size, intrinsics, use_markers)
-        except BoardNotFound as e:
-            problem = str(e)
-            other_size = isinstance(e, BoardOfAnotherSize)
-    elif lattice is not None:
-        problem = (f"only {len(lattice.points)} square corners found in a row: is the "
-                   "whole board in view, the light and focus good?")
+    most = 0  # corners on the largest lattice found so far
+    # the squares are looked for in grey first; where grey gives no board, in the
+    # frame's chroma (two square colours of one grey level differ only there). That
+    # costs nothing on a board grey finds, and a chroma channel is only tried further
+    # when it sees more of the checker than grey did (what a board grey already said
+    # is of another size must not be read again as one of the size asked)
+    channels = itertools.chain([gray], chroma_channels(image) if image.ndim == 3 else [])
+    for k, channel in enumerate(channels):
+        small, s = _work_image(channel)
+        corners = find_corners(small)
+        if k and len(corners.points) <= most:
+            continue  # no lattice through these can hold more (and growing one costs)
+        lattice = fit_lattice(corners, int(0.8 * (size - 1) ** 2))
+        count = 0 if lattice is None else len(lattice.points)
+        if k and count <= most:
+            continue
+        most = max(most, count)
+        if lattice is not None and count >= max(6, (size - 1) ** 2 // 8):
+            try:
+                return _from_lattice(image, channel, s, lattice, size, intrinsics,
+                                     use_markers, gray)
+            except BoardNotFound as e:
+                problem = str(e)
+                other_size = isinstance(e, BoardOfAnotherSize)
+        elif lattice is not None:
+            problem = (f"only {count} square corners found in a row: is the "
+                       "whole board in view, the light and focus good?")
     if use_markers:
         found = marker_defs.find(gray)
         outline = marker_defs.outline(found)
@@ -173,19 +219,22 @@ def locate(image: np.ndarray, size: int, intrinsics: Intrinsics | None = None,
     raise error(f"no {size}x{size} board found: {problem}")
 
 
-def _from_lattice(image, gray, s, lattice: Lattice, n: int,
-                  intrinsics: Intrinsics | None, use_markers: bool) -> Location:
+def _from_lattice(image, channel, s, lattice: Lattice, n: int,
+                  intrinsics: Intrinsics | None, use_markers: bool,
+                  gray: np.ndarray) -> Location:
+    """The board on a lattice found in `channel` (the grey image, or a chroma one): its
+    corners are refined there; markers and which squares are dark come from `gray`."""
     scale = np.diag([1 / s, 1 / s, 1.0])
     extent = find_extent(image, Lattice(lattice.points / s, lattice.ij, scale @ lattice.H), n)
     L = _lattice_to_world(lattice.H, extent.a0, extent.b0, n)
     world_to_pixels = scale @ lattice.H @ np.linalg.inv(L)
-    pose, used = _pose_from_nodes(image, gray, world_to_pixels, n, intrinsics, "grid")
+    pose, used = _pose_from_nodes(image, channel, world_to_pixels, n, intrinsics, "grid")
     found = marker_defs.find(gray) if use_markers else []
     shift = _off_the_markers_centre(pose, found)
     if shift is not None:
         moved = world_to_pixels @ np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]])
-        pose, used = _pose_from_nodes(image, gray, moved, n, intrinsics, "grid")
-    _check_edges(gray, pose)
+        pose, used = _pose_from_nodes(image, channel, moved, n, intrinsics, "grid")
+    _check_edges(channel, pose)
     return _finish(gray, pose, used, marker_defs.ours(found))
 
 

@@ -169,7 +169,7 @@ class BoardReader:
 
     def locate(self, frame: np.ndarray) -> BoardPose:
         """A fresh locate, oriented; sets the pose (and learns the set, if it can)."""
-        loc = locate(frame, self.size, self.intrinsics, use_markers=self.white_dir is None)
+        loc = locate(frame, self.size, self.intrinsics)
         self._adopt(frame, loc)
         if self.model is None and not self.unseen_set:
             self.model = self._learn(frame)

@@ -79,6 +79,8 @@ def _jitter(rgb, amount: float, rng: random.Random) -> np.ndarray:
 def scene_colours(scene: Scene) -> dict[str, np.ndarray]:
     rng = random.Random(scene.seed ^ 0x5EED)
     light, dark, frame, white, black = SCHEME_COLOURS[scene.scheme]
+    if scene.squares_rgb is not None:
+        light, dark = scene.squares_rgb
     j = scene.colour_jitter
     return {"light": _jitter(light, j, rng), "dark": _jitter(dark, j, rng),
             "frame": _jitter(frame, j, rng), "white": _jitter(white, j, rng),

@@ -3,8 +3,11 @@ seed. Lengths in millimetres, angles in degrees, colours RGB 0..255."""
 
 from __future__ import annotations
 
+import colorsys
 import random
 from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 SCHEMES = ("wood", "green", "bw")
 
@@ -41,6 +44,8 @@ class Scene:
     piece_jitter: float = 0.05  # largest off-centre shift, of a square
     king_mark: str = "crown"  # "crown": the top piece shows a crown; "none": a plain stack
     markers: bool = False
+    # (light, dark) square colours instead of the scheme's (e.g. `equal_grey` squares)
+    squares_rgb: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
     colour_jitter: float = 0.0  # relative change of the scheme colours
     table_rgb: tuple[int, int, int] = (150, 150, 155)
     # camera
@@ -77,6 +82,26 @@ class Scene:
     def board_mm(self) -> float:
         """Outer width of the board including its frame."""
         return self.size * self.square_mm + 2 * self.frame_mm
+
+
+# OpenCV's grey level (BT.601 luma) of an RGB colour: what the X-corner search sees
+LUMA = (0.299, 0.587, 0.114)
+
+
+def luma(rgb) -> float:
+    return float(sum(w * c for w, c in zip(LUMA, rgb, strict=True)))
+
+
+def equal_grey(hue_deg: float, grey: float, saturation: float = 1.0) -> tuple[int, int, int]:
+    """The colour of hue `hue_deg` (0 red, 120 green, 240 blue) whose grey level is
+    `grey`: a chroma of zero luma added to that grey, as strong as fits in 0..255 times
+    `saturation` (0..1). Two such colours make squares that only their hue tells apart
+    (a printed red/green board)."""
+    pure = np.array(colorsys.hsv_to_rgb((hue_deg % 360) / 360, 1.0, 1.0)) * 255
+    chroma = pure - luma(pure)  # zero luma: adding it keeps the grey level
+    room = [(255 - grey) / c if c > 0 else grey / -c for c in chroma if abs(c) > 1e-9]
+    rgb = grey + saturation * min(room) * chroma
+    return (int(round(rgb[0])), int(round(rgb[1])), int(round(rgb[2])))
 
 
 @dataclass(frozen=True)

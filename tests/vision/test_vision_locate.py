@@ -2,6 +2,7 @@
 
 import random
 
+import cv2
 import numpy as np
 import pytest
 from vision_helpers import VARIANT, centre_error, game_position, scene_for, truth_pose
@@ -9,11 +10,14 @@ from vision_helpers import VARIANT, centre_error, game_position, scene_for, trut
 from damas.calibration.camera import Camera, Intrinsics, focal_from_homography
 from damas.rules import Position
 from damas.vision.board import BoardPose
+from damas.vision.corners import Lattice
 from damas.vision.errors import BoardNotFound, BoardOfAnotherSize
+from damas.vision.extent import find_extent
+from damas.vision.fit import lens_supported
 from damas.vision.locate import _off_the_markers_centre, locate
 from damas.vision.markers import Marker
 from damas.vision.render import render
-from damas.vision.scene import Scene
+from damas.vision.scene import Scene, equal_grey
 
 CASES = [  # seed, fixed scene values
     (11, {"scheme": "wood", "size": 10, "tilt_deg": 0.0, "markers": False}),
@@ -171,3 +175,56 @@ def test_focal_length_from_a_plane_homography():
         assert f == pytest.approx(intr.fx, rel=1e-6)
         back = Camera.from_plane_homography(intr, H)
         assert np.allclose(back.R, cam.R, atol=1e-9) and np.allclose(back.t, cam.t, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed,hues", [(31, (120, 0)), (33, (30, 200)), (34, (300, 120)),
+                                       (36, (0, 120))])
+def test_a_board_whose_two_square_colours_are_equally_grey_is_found(seed, hues):
+    # a printed red/green (or blue/orange...) board: its squares differ only in hue, so
+    # grey shows no checker; the frame's chroma does. Which squares are dark then comes
+    # from the pieces (grey cannot tell), so it holds for a position with pieces.
+    level = random.Random(seed).uniform(90, 150)
+    scene = scene_for(seed, markers=False, scheme="green", colour_jitter=0.0,
+                      tint=(1.0, 1.0, 1.0), tilt_deg=25.0,
+                      squares_rgb=(equal_grey(hues[0], level), equal_grey(hues[1], level)))
+    shot = render(scene, game_position(VARIANT[scene.size], random.Random(seed), 30).pieces())
+    found = locate(shot.image, scene.size)
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.12
+
+
+def test_a_few_lines_of_corners_say_the_board_is_not_found_in_one_line():
+    # three lines of corners either way and the lines looked at beyond them are fewer
+    # than a 10x10 board has: where it lies cannot be told (this was an IndexError, a
+    # traceback instead of one line, on an equally grey board's stray grey corners)
+    shot = render(scene_for(23, size=10, tilt_deg=10.0), {})
+    truth = truth_pose(shot)
+    ij = np.array([(i, j) for j in range(3) for i in range(3)], float)
+    points = truth.project_flat(ij - 1)  # the corners round the board's middle
+    H, _ = cv2.findHomography(ij, points, 0)
+    with pytest.raises(BoardNotFound, match="lines of square corners"):
+        find_extent(shot.image, Lattice(points, ij.astype(int), H), 10)
+
+
+def test_a_lens_term_is_fitted_only_where_the_corners_found_tie_it_down():
+    # a 480x270 photo of a 10x10 board early in a game: 37 of the 81 inner corners, on 6
+    # of the 8 rows, are found; a radial term fitted to them (k1 -0.33 for a lens with
+    # none) bent the grid 0.11 of a square off at the far side
+    rng = random.Random(727)
+    scene = scene_for(727, markers=False, dist=(0.0,) * 5, size=10, width=480, height=270,
+                      noise=rng.uniform(2, 6), jpeg_quality=rng.choice([70, 50]))
+    rng.random()
+    shot = render(scene, game_position("international", rng, rng.randrange(0, 20)).pieces())
+    found = locate(shot.image, 10)
+    assert found.corners_used < 0.6 * 81
+    assert found.pose.camera.intrinsics.dist[0] == 0.0
+    assert min(centre_error(found.pose.turned(q), truth_pose(shot)) for q in (0, 2)) < 0.07
+    # every corner of the board, or most of them over all of it, tie one down
+    inner = np.array([(i, j) for j in range(-4, 5) for i in range(-4, 5)], float)
+    assert lens_supported(inner, 5.0)
+    assert lens_supported(inner[inner[:, 1] > -4], 5.0)  # all but one edge line
+    assert not lens_supported(inner[inner[:, 1] >= -2], 5.0)  # 6 of 8 rows: 63 < 64
+    assert lens_supported(inner[(inner[:, 0] > -4) & (inner[:, 0] < 4)][::2], 5.0)
+    # and a full view through a barrel lens still fits its lens
+    scene = scene_for(17, **CASES[6][1])
+    shot = render(scene, game_position("international", random.Random(17), 40).pieces())
+    assert locate(shot.image, 10).pose.camera.intrinsics.dist[0] < -0.04

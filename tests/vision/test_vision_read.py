@@ -10,6 +10,7 @@ import pytest
 from vision_helpers import (
     VARIANT,
     calibrated_reader,
+    centre_error,
     game_position,
     position_with_kings,
     scene_for,
@@ -318,3 +319,23 @@ def test_a_stack_model_from_an_older_calibration_is_not_used():
     # a damaged one: a shade of the wrong shape, not numbers, or not finite
     for shade in ([[0.1, 0.2]], "dark", [[["x"] * 3] * 6] * 2, [[[float("nan")] * 3] * 6] * 2):
         assert StackModel.from_dict({**model.to_dict(), "shade": shade}) is None
+
+
+@pytest.mark.parametrize("white_at", ["right", "left", "bottom"])
+def test_markers_in_view_are_used_whatever_white_at_says(white_at):
+    # a hand over a 10x10 board hides all but four lines of its corners: only its four
+    # corner markers give the board, which a side given by --white-at used to turn off
+    # ("board not found"); and the markers, damas' own, say where White sits, whichever
+    # side was given (they sit on the board, --white-at is a guess)
+    rng = random.Random(438)
+    scene = scene_for(438, markers=True)
+    half = scene.size * scene.square_mm / 2
+    hand = hand_over(scene, rng.uniform(-half, half), rng.uniform(-half, half), rng,
+                     height=rng.uniform(20, 40))
+    scene = scene.with_(hands=(hand,))
+    shot = render(scene, game_position("international", rng, rng.randrange(0, 40)).pieces())
+    truth = truth_pose(shot)
+    assert np.dot(truth.white_side_in_image(), SIDES["right"]) > 0.9  # White's side
+    pose = BoardReader(10, white_at=white_at).locate(shot.image)
+    assert pose.method == "markers"
+    assert centre_error(pose, truth) < 0.12

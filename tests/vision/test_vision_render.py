@@ -11,7 +11,7 @@ from vision_helpers import truth_pose
 from damas.rules import Position
 from damas.vision.markers import detector
 from damas.vision.render import render
-from damas.vision.scene import Scene, hand_over, random_scene
+from damas.vision.scene import Scene, equal_grey, hand_over, luma, random_scene
 
 
 def test_same_scene_same_pixels_other_noise_other_pixels():
@@ -72,3 +72,25 @@ def test_kings_are_stacks_with_a_crown():
     king = render(scene, {28: "W"}).image.astype(int)
     diff = np.abs(man - king).sum(axis=2) > 60
     assert diff.sum() > 200  # the second man and the gilt medallion
+
+
+@pytest.mark.parametrize("hues", [(0, 120), (60, 240), (30, 200)])
+def test_squares_of_two_hues_at_one_grey_level(hues):
+    level = 120.0
+    light, dark = (equal_grey(h, level) for h in hues)
+    assert abs(luma(light) - level) < 1.5 and abs(luma(dark) - level) < 1.5
+    assert max(abs(a - b) for a, b in zip(light, dark, strict=True)) > 100  # unlike hues
+    scene = Scene(size=8, scheme="green", squares_rgb=(light, dark), tilt_deg=0.0)
+    shot = render(scene, {})
+    pose = truth_pose(shot)
+    grey = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY).astype(float)
+    hsv = cv2.cvtColor(shot.image, cv2.COLOR_BGR2HSV_FULL).astype(float)
+    # a cell's middle, by parity of (row + column) in the pose's labelling
+    levels, tones = {0: [], 1: []}, {0: [], 1: []}
+    for r in range(8):
+        for c in range(8):
+            x, y = pose.project(np.array([[c - 3.5, 3.5 - r, 0.0]]))[0].round().astype(int)
+            levels[(r + c) % 2].append(grey[y, x])
+            tones[(r + c) % 2].append(hsv[y, x, 0])
+    assert abs(np.median(levels[0]) - np.median(levels[1])) < 3
+    assert abs(np.median(tones[0]) - np.median(tones[1])) > 30
