@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--games", type=count, help="demo-memory: how many games (20)")
     bench.add_argument("--boards", type=count, help="hall: how many boards first (100); "
                                                     "then twice as many until it saturates")
+    bench.add_argument("--messages", type=count, help="hall-fuzz: how many hostile "
+                                                      "messages (20000)")
     bench.add_argument("--variant", help="demo-memory: the variant (english)")
     bench.add_argument("--photos", metavar="DIR",
                        help="vision: score the labelled photos of DIR (labels.json) instead")
