@@ -111,6 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a full or failing disk mid-session: one line, the record kept
+        from damas.files import disk_failure
+
+        line = disk_failure(e)
+        if line is None:
+            raise
+        print(f"damas: {line}", file=sys.stderr)
+        return 2
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
