@@ -2,7 +2,8 @@
 honest boards' messages (games of random legal moves, their clocks, alerts and retained
 states), then mutated, field by field and byte by byte, and random ones, all published
 through a Mosquitto of our own to one broadcaster process (`damas broadcast`), as in a
-hall. After each batch: is the broadcaster alive, is `/state` strict JSON, does every
+hall. After each batch: is the broadcaster alive (its process, and its network loop: it
+has had every message within two minutes), is `/state` strict JSON, does every
 board's and round's PDN read back, and how much memory does it hold (peak resident)?
 """
 
@@ -321,11 +322,15 @@ def run(messages: int, seed: int = 1, batch: int = 500, out=print) -> Figures:
                 figures.messages += size
                 figures.batches += 1
                 # every message reached the broadcaster before it is judged
-                wait_until(lambda c=caster, n=sent: _taken(c, n), 300,
-                           "the broadcaster to take every message")
+                try:
+                    wait_until(lambda c=caster, n=sent: _taken(c, n), 120,
+                               "the broadcaster to take every message")
+                except TimeoutError:  # alive, but its network loop no longer runs
+                    caster.stop()
                 if caster.process.poll() is not None:
                     figures.stops += 1
-                    out(f"the broadcaster stopped: {caster.lines[-5:]}")
+                    out(f"the broadcaster stopped or took no more messages: "
+                        f"{caster.lines[-5:]}")
                     caster, sent = _Caster(broker.url), 0
                     continue
                 _check(caster, figures)
