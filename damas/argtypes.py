@@ -108,3 +108,18 @@ def event_name(text: str) -> str:
         return check(text)
     except HallAddressError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+MAX_NAME = 200  # characters: a player's or event's name, with room for any title
+
+
+def name(text: str) -> str:
+    """A name that goes into the record's tags: one line, of at most MAX_NAME characters."""
+    import re
+
+    if len(text) > MAX_NAME:
+        raise argparse.ArgumentTypeError(f"a name is at most {MAX_NAME} characters, not "
+                                         f"{len(text)}")
+    if re.search(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", text):
+        raise argparse.ArgumentTypeError("a name is one line, without control characters")
+    return text

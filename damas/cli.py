@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "with high confidence, e.g. 0.01,0.03,0.05")
     bench.add_argument("--boards", type=count, help="hall: how many boards first (100); "
                                                     "then twice as many until it saturates")
+    bench.add_argument("--messages", type=count, help="hall-fuzz: how many hostile "
+                                                      "messages (20000)")
     bench.add_argument("--variant", help="demo-memory: the variant (english); tracker "
                                          "--noise: only this one (default all three)")
     bench.add_argument("--photos", metavar="DIR",
@@ -114,6 +116,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a full or failing disk mid-session: one line, the record kept
+        from damas.files import disk_failure
+
+        line = disk_failure(e)
+        if line is None:
+            raise
+        print(f"damas: {line}", file=sys.stderr)
+        return 2
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

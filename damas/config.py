@@ -34,12 +34,18 @@ class ConfigError(DamasError):
     pass
 
 
+MAX_CONFIG = 1024 * 1024  # bytes: a config of every option is a few kB
+
+
 def load_config(path: str | Path) -> dict:
+    from .files import FileCheckError, read_regular
+
+    try:  # a regular file of bounded size: not a FIFO (it would hang) nor /dev/zero
+        data = read_regular(path, MAX_CONFIG, "config file")
+    except FileCheckError as e:
+        raise ConfigError(str(e)) from None
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"no config file at {path}") from None
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: {e}") from None
     except UnicodeDecodeError:
@@ -48,8 +54,6 @@ def load_config(path: str | Path) -> dict:
         raise ConfigError(f"{path}: {str(e).split(':')[0]}") from None
     except RecursionError:
         raise ConfigError(f"{path}: arrays or tables nested too deeply") from None
-    except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
 
 
 def config_path(args: argparse.Namespace) -> Path | None:

@@ -250,6 +250,10 @@ class Demo:
         replay = replay_last_game(self.journal_path)
         if replay.lost:
             print(f"damas: the journal is damaged: {replay.lost}", file=sys.stderr)
+        # how far the record went (after a full disk, say): on stderr, as --json's
+        # stdout is the summary only
+        print(f"damas: resumed after {replay.game.ply} plies: {replay.game.position.fen()}",
+              file=sys.stderr)
         machine = replay.start.get("machine")
         self.o.human = "black" if isinstance(machine, list) and "white" in machine else "white"
         self.variant = replay.game.variant

@@ -11,6 +11,8 @@ last known position.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -60,15 +62,20 @@ def execute(driver: GrblDriver, machine: Machine, steps: list[Transfer],
     except DriverError as e:
         interrupted = steps[len(done)] if len(done) < len(steps) else None
         last = driver.last_status
-        recovered = recover(driver, reconnect_attempts)
-        return Execution(tuple(done), interrupted, str(e), recovered, last)
+        began = time.monotonic()
+        recovered = recover(driver, reconnect_attempts, began + driver.timeout)
+        spent = time.monotonic() - began  # said: the give-up's whole time is true
+        error = (f"{e}; {'the machine came back' if recovered else 'reconnecting failed'} "
+                 f"after {spent:.0f} s more")
+        return Execution(tuple(done), interrupted, error, recovered, last)
     return Execution(tuple(done), last_status=driver.last_status)
 
 
-def recover(driver: GrblDriver, attempts: int) -> bool:
+def recover(driver: GrblDriver, attempts: int, deadline: float = math.inf) -> bool:
     """Stop whatever still runs (a soft reset first: queued lines must not run on), then
     home again: on the open line if it still works, else on a re-opened one. False if the
-    machine stays unreachable; the caller pauses and tries again later."""
+    machine stays unreachable; the caller pauses and tries again later. No new attempt
+    begins after `deadline` (the driver's timeout after the failure)."""
     if driver.port is not None:
         try:
             driver.resync()
@@ -76,6 +83,8 @@ def recover(driver: GrblDriver, attempts: int) -> bool:
         except RobotError:
             pass
     for _ in range(max(attempts, 1)):
+        if time.monotonic() > deadline:
+            break
         try:
             driver.connect()
             return True

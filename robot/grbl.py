@@ -20,7 +20,8 @@ line sent was answered at least once unless one was lost. If none was, the strea
 on; otherwise it stops with `AckMismatch`, and the caller resets and homes again. No
 wait is open-ended: the next acknowledgement must come within the machine time of what
 is still queued (from the controller's `$110`/`$120` rates) plus the timeout, however
-many status reports come meanwhile.
+many status reports come meanwhile; a controller that has sent no status report since
+the last acknowledgement (silence, or only noise) is given the timeout alone.
 
 Every failure becomes one of the errors below, one line that says what to do.
 """
@@ -473,7 +474,10 @@ class _Exchange:
         driver = self.driver
         while True:
             now = time.monotonic()
-            deadline = self.last_progress + self.in_flight + self.margin
+            # the machine time queued counts only once the controller shows it is there
+            # (a status report): a line of noise gives up at the timeout, as it says
+            deadline = self.last_progress + self.margin + (self.in_flight if self.heard
+                                                           else 0.0)
             if now > deadline:
                 head = self.pending[0]
                 raise LinkLost(

@@ -65,6 +65,7 @@ class MachineSimulator:
         self._master = self._slave = -1
         self._threads: list[threading.Thread] = []
         self._out_lock = threading.Lock()
+        self._garbled = False
 
     # --- life -------------------------------------------------------------------------
 
@@ -132,9 +133,17 @@ class MachineSimulator:
     def send_garbage(self, data: bytes) -> None:
         self._send(data)
 
+    def garble_line(self) -> None:
+        """Noise on the line from now on (a wrong baud rate, a damaged cable): everything
+        the controller sends arrives as garbage; what it is sent still arrives."""
+        self._garbled = True
+
     # --- serial -------------------------------------------------------------------------
 
     def _send(self, data: bytes) -> None:
+        if self._garbled:  # every byte changed, each line still a line
+            data = b"".join(b"\xfe#" + bytes(b ^ 0x55 for b in line) + b"\r\n"
+                            for line in data.splitlines() if line)
         with self._out_lock:
             try:
                 os.write(self._master, data)

@@ -298,9 +298,9 @@ def _write_one(pg: PdnGame, width: int) -> str:
     else:
         tags.pop("SetUp", None)
         tags.pop("FEN", None)
-    lines = [f'[{name} "{_escape(value)}"]' for name, value in tags.items()]
+    lines = [tag_line(name, value) for name, value in tags.items()]
     words: list[str] = []
-    words += [f"{{{c}}}" for c in pg.comments.get(0, [])]
+    words += [comment_text(c) for c in pg.comments.get(0, [])]
     first = game.variant.first_to_move
     named = _namer(game.variant)
     number = 1
@@ -316,7 +316,7 @@ def _write_one(pg: PdnGame, width: int) -> str:
         words.append(named(notation) + symbols)
         words += [f"${n}" for n in nags[1 if symbols else 0:]]
         comments = pg.comments.get(ply, [])
-        words += [f"{{{c}}}" for c in comments]
+        words += [comment_text(c) for c in comments]
         interrupted = bool(comments)
         if pos.turn != first:
             number += 1
@@ -334,6 +334,34 @@ def _namer(v: Variant):
     return lambda notation: re.sub(r"[0-9]+", lambda m: g.algebraic(int(m.group())), notation)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NOT_TAG_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def tag_value(value: str) -> str:
+    """A tag's value as a PDN file can hold it on its one line: control characters (a
+    newline would begin a new tag or a move) become spaces. `read_pdn` reads this back."""
+    return _CONTROL.sub(" ", value)
+
+
+def tag_line(name: str, value: str) -> str:
+    """`[Name "value"]`, the name of letters, digits and _ only, the value escaped
+    (quotes and backslashes) on one line: nothing in either can end the tag early."""
+    name = _NOT_TAG_NAME.sub("_", name) or "_"
+    return f'[{name} "{_escape(tag_value(value))}"]'
+
+
+def comment_value(text: str) -> str:
+    """A comment's text as a PDN file can hold it: braces (which would end the comment, or
+    open another for readers that nest them) become parentheses, and any run of spaces or
+    control characters one space, as `read_pdn` reads every comment back."""
+    return " ".join(_CONTROL.sub(" ", text).replace("{", "(").replace("}", ")").split())
+
+
+def comment_text(text: str) -> str:
+    return f"{{{comment_value(text)}}}"
+
+
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
@@ -342,7 +370,8 @@ def _wrap(words: list[str], width: int) -> list[str]:
     lines, current = [], ""
     for word in words:
         for piece in _split_long(word, width):
-            if current and len(current) + 1 + len(piece) > width:
+            # a line that begins with % is an escape line, which readers skip
+            if current and len(current) + 1 + len(piece) > width and piece[:1] != "%":
                 lines.append(current)
                 current = piece
             else:
@@ -353,7 +382,8 @@ def _wrap(words: list[str], width: int) -> list[str]:
 
 
 def _split_long(word: str, width: int) -> list[str]:
-    """Comments may be broken between words; nothing else is ever split."""
+    """Comments may be broken between words (read back, a comment's spaces and line
+    breaks are one space); nothing else is ever split."""
     if len(word) <= width or not word.startswith("{"):
         return [word]
     return word.split(" ")

@@ -17,13 +17,26 @@ def read_image(path: str | Path) -> np.ndarray:
     """A colour image from a file, or SourceError saying why not."""
     import cv2
 
+    from .imagesize import MAX_PIXELS, image_size
+
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{p}: no such file")
     if p.is_dir():
         raise SourceError(f"{p}: is a folder, not an image")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if not p.is_file():  # a FIFO would hang the read, a device never end
+        raise SourceError(f"{p}: not a regular file (a FIFO or a device), not an image")
+    with open(p, "rb") as f:
+        size = image_size(f.read(65536))
+        if size is not None and size[0] * size[1] > MAX_PIXELS:
+            raise SourceError(f"{p}: an image of {size[0]} x {size[1]} pixels (at most "
+                              f"{MAX_PIXELS // 1_000_000} megapixels)")
+        f.seek(0)
+        data = np.frombuffer(f.read(), dtype=np.uint8)
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except cv2.error:  # OpenCV's own limits (a header this module does not read)
+        image = None
     if image is None:
         raise SourceError(f"{p}: not an image OpenCV can read (PNG, JPEG, BMP, TIFF...)")
     return image

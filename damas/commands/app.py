@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from damas.argtypes import board_url, seconds, time_control
+from damas.argtypes import board_url, name, seconds, time_control
 
 
 def register(sub) -> None:
@@ -24,9 +24,9 @@ def register(sub) -> None:
                                  "recording begins when the board shows it")
     p.add_argument("--time-control", type=time_control, default="45+0",
                    help="minutes + increment seconds (seed 004: 3, 5, 15, 21, 30, 45...)")
-    p.add_argument("--white", default="?")
-    p.add_argument("--black", default="?")
-    p.add_argument("--event", default="?")
+    p.add_argument("--white", type=name, default="?")
+    p.add_argument("--black", type=name, default="?")
+    p.add_argument("--event", type=name, default="?")
     p.add_argument("--data-dir", metavar="DIR", help="where the journal and PDN go "
                                                       "(default: the platform's data folder)")
     p.add_argument("--pdn", help="the live PDN, rewritten atomically after every move "
@@ -81,14 +81,21 @@ def run_record(args) -> int:
 
     journal = session_file(args.journal, args.data_dir, "record.jsonl")
     pdn = session_file(args.pdn, args.data_dir, "record.pdn")
+    from damas.files import check_outputs
+
+    spool = None
+    if args.publish is not None:
+        where = args.publish
+        spool = session_file(args.spool, args.data_dir,
+                             f"hall-spool-{where.event}-{where.round}-{where.board}.jsonl")
+    check_outputs({"journal": journal, "PDN": pdn, "spool": spool})  # before any move
     print(f"journal: {journal}; PDN: {pdn}")
     publisher, tags, event = None, {}, args.event
     if args.publish is not None:
         from damas.hall.publisher import Publisher
 
         where = args.publish
-        spool = session_file(args.spool, args.data_dir,
-                             f"hall-spool-{where.event}-{where.round}-{where.board}.jsonl")
+        assert spool is not None  # named above with the other outputs
         publisher = Publisher(where, spool)  # a broker name that does not resolve: 1 line
         print(f"hall: publishing to {where} (spool: {spool})")
         tags = {"Round": where.round, "Board": where.board}

@@ -46,12 +46,15 @@ def register(sub) -> None:
 
 def run_demo(args) -> int:
     from damas.demo import Demo, DemoOptions
+    from damas.files import check_outputs
     from damas.journal import read_journal
     from damas.paths import session_file
     from damas.progress import Progress
     from damas.web import serve_page
 
     journal = session_file(args.journal, args.data_dir, "demo.jsonl")
+    check_outputs({"journal": journal, "PDN": args.pdn or journal.with_suffix(".pdn"),
+                   "video": args.video})  # before any move
     options = DemoOptions(variant=args.variant, level=args.level, seed=args.seed,
                           games=args.games, max_plies=args.max_plies, human=args.human,
                           robot=args.robot, irregular_rate=args.irregular_rate,

@@ -65,4 +65,20 @@ def bench_hall(args) -> int:
     return run_bench(args)
 
 
-BENCHES = {"hall": bench_hall}
+def bench_hall_fuzz(args) -> int:
+    """Hostile messages through a Mosquitto of our own to one broadcaster process."""
+    import json
+
+    from damas.hall.fuzz import run
+
+    figures = run(args.messages or 20_000, seed=args.seed or 1,
+                  out=(lambda line: None) if args.json else print)
+    print(json.dumps({k: v for k, v in vars(figures).items() if k != "problems"})
+          if args.json else figures.line())
+    for problem in figures.problems[:10]:
+        print(f"    {problem}")
+    clean = not (figures.stops or figures.non_json_states or figures.unreadable_pdns)
+    return 0 if clean and figures.peak_rss_mb < 100 else 1
+
+
+BENCHES = {"hall": bench_hall, "hall-fuzz": bench_hall_fuzz}

@@ -29,6 +29,22 @@ def _need(data: dict, key: str, kind: type[T]) -> T:
     return value
 
 
+def _clip(text: str, limit: int = 600) -> str:
+    """An alert's text: the board's words in it are bounded (an alert is kept)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _readable(pdn: str) -> str | None:
+    """A record's PDN as a board sent it is served as it is, so only when it reads as
+    one game; else the hall's own record of the game is served."""
+    from damas.rules.pdn import read_pdn
+
+    try:
+        return pdn if len(read_pdn(pdn)) == 1 else None
+    except DamasError:
+        return None
+
+
 def live_pdn(tags: dict, game: Game, comments: dict[int, list[str]]) -> str:
     """The record's PDN (damas record writes its file with this very function)."""
     from damas.rules.pdn import PdnGame, write_pdn
@@ -117,7 +133,7 @@ class BoardState:
         if isinstance(event.get("clock"), dict):
             self.clock = dict(event["clock"], paused=False)
         if isinstance(event.get("record_pdn"), str):
-            self.record_pdn = event["record_pdn"]
+            self.record_pdn = _readable(event["record_pdn"])
         self.result = event.get("result") if isinstance(event.get("result"), str) else None
         if isinstance(event.get("wall"), int | float):
             self.wall = float(event["wall"])
@@ -134,7 +150,7 @@ class BoardState:
             text = f"after a restart the board differs on squares {event.get('squares', [])}"
         else:
             text = f"the board's camera is away: {event.get('reason', '?')}"
-        alert = {"board": self.name, "seq": seq, "kind": kind, "text": text,
+        alert = {"board": self.name, "seq": seq, "kind": kind, "text": _clip(text),
                  "wall": event.get("wall"), "ply": self.game.ply if self.game else 0}
         self.alerts = (self.alerts + [alert])[-KEEP_ALERTS:]
         return alert
@@ -213,7 +229,14 @@ class BoardState:
                           ("record_pdn", str), ("wall", float)):
             if isinstance(data.get(key), kind):
                 setattr(state, key, data[key])
-        if isinstance(data.get("alerts"), list):
-            state.alerts = [a for a in data["alerts"] if isinstance(a, dict)][-KEEP_ALERTS:]
+        if state.record_pdn is not None:
+            state.record_pdn = _readable(state.record_pdn)
+        if isinstance(data.get("alerts"), list):  # only the fields an alert has
+            state.alerts = [
+                {"board": name, "seq": a.get("seq"), "kind": _clip(str(a.get("kind")), 40),
+                 "text": _clip(str(a.get("text"))), "wall": a.get("wall")
+                 if isinstance(a.get("wall"), int | float) else None,
+                 "ply": a.get("ply") if isinstance(a.get("ply"), int) else 0}
+                for a in data["alerts"][-KEEP_ALERTS:] if isinstance(a, dict)]
         state.seq = seq
         return state

@@ -23,11 +23,16 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from . import schema
 from .board import BadEvent, BoardState
 from .mqtt import KEEPALIVE, BrokerError, client, reachable, refusal
 from .topics import Broker, split_topic
 
 MAX_HELD = 10_000  # events held per board while an earlier one is missing
+HELD_BYTES = 2 * 1024 * 1024  # and their size, per board (as received: kept as bytes)
+HALL_HELD_BYTES = 8 * 1024 * 1024  # every board's together
+MAX_BOARDS = 5000  # of one event: more is a flood of made-up names, not a hall
+MAX_NAME = 100  # a round's or board's name, in characters
 KEEP_LATENCIES = 200_000
 
 
@@ -41,7 +46,9 @@ class BoardEntry:
         self.instance: str | None = None
         self.online: bool | None = None
         self.presence: dict[str, bool] = {}  # instance -> online, whoever claims the id
-        self.held: dict[int, dict] = {}  # seq -> event, beyond a missing one
+        self.held: dict[int, bytes] = {}  # seq -> event message, beyond a missing one
+        self.held_bytes = 0
+        self.overflowed = False  # said once until nothing is held again
         self.intruders: set[str] = set()  # other instances that claimed this board's id
 
 
@@ -53,14 +60,18 @@ def _natural(name: str) -> list:
 class Hall:
     """Every board of one event, fed the broker's messages (from any thread)."""
 
-    def __init__(self, event: str, out: Callable[[str], None] = print):
+    def __init__(self, event: str, out: Callable[[str], None] = print,
+                 resync: Callable[[str], None] = lambda name: None):
         self.event = event
         self.out = out
+        self.resync = resync  # asks the broker for a board's retained state again
+        self.held_bytes = 0
         self.boards: dict[str, BoardEntry] = {}
         self.alerts: deque = deque(maxlen=1000)  # for the arbiter, every board's
         self.problems: deque = deque(maxlen=200)  # the hall's own: garbage, duplicate ids
         self.counts = {"messages": 0, "events": 0, "duplicates": 0, "held": 0,
-                       "snapshots": 0, "garbage": 0, "moves": 0}
+                       "snapshots": 0, "garbage": 0, "moves": 0, "overflows": 0,
+                       "failures": 0}
         self.latencies: deque = deque(maxlen=KEEP_LATENCIES)  # seconds, move -> PDN here
         self.lock = threading.Lock()
         self.version = 0
@@ -81,17 +92,41 @@ class Hall:
             self.counts["messages"] += 1
             entry = self.boards.get(name)
             if entry is None:
+                if not self._new_board_allowed(rnd, board):
+                    return
                 entry = self.boards[name] = BoardEntry(name)
             try:
-                message = _message(payload, kind)
+                message = schema.loads(payload, kind)
+                if kind == "online":  # presence is kept per instance, claimed or not
+                    schema.fields(message, kind)
                 if self._claimed(entry, message, kind):
-                    getattr(self, f"_{kind}")(entry, message)
+                    schema.fields(message, kind)
+                    if kind == "events":
+                        self._events(entry, message, payload)
+                    else:
+                        getattr(self, f"_{kind}")(entry, message)
             except BadEvent as e:
                 self.counts["garbage"] += 1
-                self._problem(f"board {name}: {e}: message dropped")
+                self._problem(f"board {schema.said(name, 80)}: {e}: message dropped")
             self.version += 1
         for listener in list(self._listeners):
             listener()
+
+    def _new_board_allowed(self, rnd: str, board: str) -> bool:
+        """A board's name is kept for the whole event: bounded in length and number."""
+        if (len(rnd) > MAX_NAME or len(board) > MAX_NAME
+                or schema.CONTROL.search(rnd + board)):
+            self.counts["garbage"] += 1
+            self._problem(f"a message under the board name {schema.said(f'{rnd}/{board}', 80)!r}"
+                          f" (at most {MAX_NAME} characters a part, no control characters): "
+                          "dropped")
+            return False
+        if len(self.boards) >= MAX_BOARDS:
+            self.counts["garbage"] += 1
+            self._problem(f"a message for a board beyond the {MAX_BOARDS} this hall keeps "
+                          f"({schema.said(f'{rnd}/{board}', 80)}): dropped")
+            return False
+        return True
 
     def _claimed(self, entry: BoardEntry, message: dict, kind: str) -> bool:
         """Whether the message comes from the board that has this id (see the module's
@@ -127,26 +162,68 @@ class Hall:
                           "are ignored; give it its own board number")
         return False
 
-    def _events(self, entry: BoardEntry, message: dict) -> None:
+    def _events(self, entry: BoardEntry, message: dict, payload: bytes) -> None:
         seq, event = message["seq"], message["event"]
         self.counts["events"] += 1
         if seq <= entry.state.seq or seq in entry.held:
             self.counts["duplicates"] += 1
             return
         if seq > entry.state.seq + 1:
-            if len(entry.held) < MAX_HELD:
-                entry.held[seq] = event
-                self.counts["held"] += 1
+            self._hold(entry, seq, payload)
             return
         self._apply(entry, seq, event)
         self._drain(entry)
 
+    def _hold(self, entry: BoardEntry, seq: int, payload: bytes) -> None:
+        """Keeps an event that came before an earlier one, within the bounds: when they
+        are reached, the events furthest ahead go first (the nearest are the ones the
+        board needs next); the overflow is said once, and the broker is asked for the
+        board's retained state, which has whatever was let go."""
+        size = len(payload)
+        while entry.held and (len(entry.held) >= MAX_HELD
+                              or entry.held_bytes + size > HELD_BYTES
+                              or self.held_bytes + size > HALL_HELD_BYTES):
+            furthest = max(entry.held)
+            if furthest < seq:
+                break
+            self._let_go(entry, furthest)
+        if (len(entry.held) >= MAX_HELD or entry.held_bytes + size > HELD_BYTES
+                or self.held_bytes + size > HALL_HELD_BYTES):
+            self._overflow(entry)
+            return
+        entry.held[seq] = payload
+        entry.held_bytes += size
+        self.held_bytes += size
+        self.counts["held"] += 1
+
+    def _let_go(self, entry: BoardEntry, seq: int) -> None:
+        payload = entry.held.pop(seq)
+        entry.held_bytes -= len(payload)
+        self.held_bytes -= len(payload)
+        if seq > entry.state.seq:
+            self._overflow(entry)
+
+    def _overflow(self, entry: BoardEntry) -> None:
+        if entry.overflowed:
+            return
+        entry.overflowed = True
+        self.counts["overflows"] += 1
+        self._problem(f"board {entry.state.name}: too many events wait for an earlier one "
+                      f"(at most {MAX_HELD} or {HELD_BYTES // 1024 // 1024} MB a board): the "
+                      "furthest are let go, and the board's state is asked for again")
+        self.resync(entry.state.name)
+
     def _drain(self, entry: BoardEntry) -> None:
         for seq in [s for s in entry.held if s <= entry.state.seq]:
-            del entry.held[seq]
+            self._let_go(entry, seq)
         while entry.state.seq + 1 in entry.held:
             seq = entry.state.seq + 1
-            self._apply(entry, seq, entry.held.pop(seq))
+            payload = entry.held.pop(seq)
+            entry.held_bytes -= len(payload)
+            self.held_bytes -= len(payload)
+            self._apply(entry, seq, json.loads(payload)["event"])  # checked when it came
+        if not entry.held:
+            entry.overflowed = False
 
     def _apply(self, entry: BoardEntry, seq: int, event: dict) -> None:
         before = entry.state.ply
@@ -187,7 +264,15 @@ class Hall:
             self._problem(f"board {entry.state.name}: offline (its connection dropped); "
                           "its moves are kept on the board and come when it is back")
 
+    def failed(self, topic: str, error: Exception) -> None:
+        with self.lock:
+            self.counts["failures"] += 1
+            self._problem(f"a message on {schema.said(topic, 120)} failed "
+                          f"({type(error).__name__}: {schema.said(error, 200)}): dropped, "
+                          "the hall goes on")
+
     def _problem(self, text: str) -> None:
+        text = schema.said(text, 500)  # a message's words are in it: one bounded line
         self.problems.append({"wall": round(time.time(), 3), "text": text})
         self.out(f"hall: {text}")
 
@@ -254,29 +339,6 @@ class Hall:
         return figures
 
 
-def _message(payload: bytes, kind: str) -> dict:
-    """The message checked for the fields its kind needs (BadEvent otherwise)."""
-    try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):
-        raise BadEvent("a message that is not JSON") from None
-    if not isinstance(data, dict) or data.get("v") != 1:
-        raise BadEvent("a message that is not a damas hall message (format 1)")
-    if not isinstance(data.get("instance"), str):
-        raise BadEvent("a message without the board's instance")
-    wanted = {"events": (("seq", int), ("event", dict)), "state": (("seq", int),
-                                                                   ("state", dict)),
-              "online": (("online", bool),)}[kind]
-    what = {"events": "an event", "state": "a state", "online": "a presence"}[kind]
-    for key, kind_ in wanted:
-        value = data.get(key)
-        if not isinstance(value, kind_) or (kind_ is int and isinstance(value, bool)):
-            raise BadEvent(f"{what} message without {key}")
-    if kind != "online" and data["seq"] < 1:
-        raise BadEvent(f"{what} message numbered {data['seq']}")
-    return data
-
-
 class Broadcaster:
     """The hall's MQTT subscriber: connects (or says in one line why it cannot), then
     feeds every message of the event to `hall`, reconnecting by itself."""
@@ -291,7 +353,8 @@ class Broadcaster:
         self._refused: str | None = None
         self.client = c = client(f"damas-broadcast-{hall.event}-{secrets.token_hex(4)}")
         c.on_connect = self._on_connect
-        c.on_message = lambda c_, u, m: hall.receive(m.topic, m.payload)
+        c.on_message = self._on_message
+        hall.resync = self._resync
         try:
             c.connect(broker.host, broker.port, KEEPALIVE)
         except OSError as e:
@@ -309,6 +372,21 @@ class Broadcaster:
         self._refused = None
         c.subscribe(f"damas/{self.hall.event}/+/+/+", qos=1)  # again after every reconnect
         self._connected.set()
+
+    def _on_message(self, c, userdata, message) -> None:
+        """Nothing a message does may reach paho's thread: an exception there ends the
+        network loop, and no board of the event would be updated again."""
+        try:
+            self.hall.receive(message.topic, message.payload)
+        except Exception as e:  # a bug of ours, not the board's: said, the hall goes on
+            self.hall.failed(message.topic, e)
+
+    def _resync(self, name: str) -> None:
+        """Subscribing again makes the broker send the board's retained state (paho
+        queues the request: safe from its own thread)."""
+        topic = f"damas/{self.hall.event}/{name}/state"
+        self.client.subscribe(topic, qos=1)
+        self.client.unsubscribe(topic)  # after the retained copy: the wildcard has the rest
 
     def stop(self) -> None:
         self.client.disconnect()

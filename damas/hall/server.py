@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import quote, unquote_to_bytes
 
 from damas.web import Display, WebServer, host_allowed
 
@@ -26,6 +26,16 @@ from .broadcaster import Hall
 PAGE = Path(__file__).resolve().parent.parent / "static" / "hall.html"
 BOARD = re.compile(r"/board/([^/]+)/([^/]+)\.(pdn|json)")
 ROUND = re.compile(r"/round/([^/]+)\.pdn")
+
+
+def disposition(filename: str, download: bool) -> str:
+    """The Content-Disposition header of a file whose name may be in any script: headers
+    are latin-1, so an ASCII name for every client and the UTF-8 one (RFC 6266/5987) for
+    those that read it."""
+    ascii_name = re.sub(r"[^A-Za-z0-9.-]", "_", filename)
+    how = "attachment" if download else "inline"
+    return (f'Content-Disposition: {how}; filename="{ascii_name}"; '
+            f"filename*=UTF-8''{quote(filename, safe='')}\r\n")
 
 
 class HallDisplay(Display):
@@ -53,7 +63,11 @@ class HallServer(WebServer):
         if request.method != "GET" or not host_allowed(request.headers.get("host"),
                                                        self.names):
             return await super()._answer(request, writer)
-        answer = self._route(unquote(path), query)
+        try:  # percent-encoded UTF-8 (a browser), or raw UTF-8 bytes (read as latin-1)
+            name = unquote_to_bytes(path.encode("latin-1")).decode("utf-8")
+        except UnicodeError:
+            name = None
+        answer = None if name is None else self._route(name, query)
         if answer is None:
             return await super()._answer(request, writer)
         await self._send(writer, *answer)
@@ -76,10 +90,8 @@ class HallServer(WebServer):
             pdn = hall.round_pdn(match[1])
             if pdn is None:
                 return None
-            name = re.sub(r"[^\w.-]", "_", f"{hall.event}-round-{match[1]}")
-            how = "attachment" if "download" in query else "inline"
             return ("200 OK", pdn.encode(), text,
-                    f'Content-Disposition: {how}; filename="{name}.pdn"\r\n')
+                    disposition(f"{hall.event}-round-{match[1]}.pdn", "download" in query))
         if path == "/alerts.json":
             return "200 OK", json.dumps(hall.alert_view()).encode(), "application/json"
         if path == "/stats.json":

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..game import Game
+from ..pdn import comment_text, tag_line
 from ..position import Position
 from ..variant import Variant
 
@@ -46,13 +47,13 @@ class Record:
         head["GameType"] = str(self.variant.gametype)
         if first.is_setup:
             head["FEN"] = first.start.fen()
-        lines = [f'[{name} "{value}"]' for name, value in head.items()]
+        lines = [tag_line(name, value) for name, value in head.items()]
         words: list[str] = []
         number, interrupted = 1, True
         mover_first = self.variant.first_to_move
         for seg in self.segments:
             if seg.note:
-                words.append("{" + seg.note + "}")
+                words.append(comment_text(seg.note))
                 interrupted = True
             for pos, notation in zip(seg.game.positions, seg.game.notations(), strict=False):
                 # a move number stays on the line of its move

@@ -184,3 +184,33 @@ def test_resume_without_a_journal_is_a_one_line_error(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "no journal at" in proc.stderr and "nothing to resume" in proc.stderr
+
+
+def test_a_full_disk_is_one_line_the_record_kept_and_resume_says_how_far(first_half,
+                                                                        tmp_path):
+    """Issue 45, case 7: with its files on a full filesystem `damas record` ended with
+    `OSError: [Errno 28]` and two chained tracebacks, status 1."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    try:  # one page of 4 kB: the journal and the PDN cannot both grow
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(disk)],
+                       check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        pytest.skip(f"cannot mount a small tmpfs here (root only): {e}")
+    try:
+        proc = record(disk, first_half.folder / "first.avi")
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr
+        (line,) = proc.stderr.strip().splitlines()
+        assert line.startswith("damas: the disk failed") and "No space left" in line
+        assert "--resume" in line
+        moves = [e["notation"] for e in read_journal(disk / "j.jsonl") if e["kind"] == "move"]
+        assert moves == first_half.game.notations()[:len(moves)]
+        if (disk / "live.pdn").exists():  # written whole or not at all
+            (live,) = read_pdn((disk / "live.pdn").read_text())
+            assert live.game.notations() == moves[:live.game.ply]
+        subprocess.run(["mount", "-o", "remount,size=1m", str(disk)], check=True)
+        again = record(disk, "none", "--resume")  # says how far, then: no camera there
+        assert f"resumed after {len(moves)} plies" in again.stdout, again.stdout
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)

@@ -6,7 +6,9 @@ the judge) and notices every mismatch. A doubled acknowledgement is counted out 
 line was answered, `GrblDriver` recounts) and the move goes on; after any other it stops,
 re-synchronises and reports. Codes of thousands of digits are our error, not a crash."""
 
+import re
 import threading
+import time
 
 import pytest
 
@@ -49,7 +51,7 @@ class Line:
         self.base = self.sim.acks_sent
 
     def _flaky(self, n, data):
-        if self.base is None or n != self.base + self.at:
+        if self.base is None or self.at is None or n != self.base + self.at:
             return data
         if self.code is not None:
             return self.code
@@ -155,5 +157,37 @@ def test_codes_of_thousands_of_digits_are_our_error(reply, error, match):
         with pytest.raises(error, match=match) as caught:
             line.driver.stream([f"G90 G0 X{10 + i} Y10" for i in range(5)])
         assert len(str(caught.value)) < 300
+    finally:
+        line.close()
+
+
+def test_a_line_of_noise_gives_up_at_the_timeout_and_says_the_true_time():
+    """Issue 45, case 12: on a line that answers garbage the driver took 34-39 s to give
+    up (the machine time queued, then a reset and three reconnections, each waiting for a
+    banner), although its timeout was 10 s, and its message said 13-14 s. Now the stream
+    gives up at the timeout (nothing it hears says the controller is there), the
+    reconnections stop once the timeout has passed again, and the message says both."""
+    line = Line()
+    try:
+        line.sim.garble_line()
+        began = time.monotonic()
+        done, result = [], []
+        worker = threading.Thread(target=lambda: result.append(execute(
+            line.driver, line.machine, line.steps, on_done=done.append,
+            reconnect_attempts=3)), daemon=True)
+        worker.start()
+        worker.join(120)
+        assert not worker.is_alive(), "the robot hung"
+        took = time.monotonic() - began
+        [run] = result
+        assert not run.complete and not run.recovered and run.done == ()
+        stream = re.search(r"from \S+ in (\d+) s: it stopped answering", run.error)
+        more = re.search(r"reconnecting failed after (\d+) s more", run.error)
+        assert stream and more, run.error
+        assert int(stream[1]) in (2, 3)  # the driver's timeout, 2 s (rounded)
+        # what it says is what it took, and the reconnections stopped at a bound: one
+        # reset on the open line, then none begun after the timeout
+        assert abs(int(stream[1]) + int(more[1]) - took) <= 2, (run.error, took)
+        assert int(more[1]) <= 3 * 2
     finally:
         line.close()

@@ -1,0 +1,169 @@
+"""Files and limits at the command line (issue 45): a full disk mid-game, output paths
+that cannot be written, a killed run's temporary files, images that declare billions of
+pixels, FIFOs and devices where a file is expected, configuration files and names beyond
+their bounds. Each is the real CLI in a subprocess: one line on stderr, status 2, no
+traceback, nothing of the record lost."""
+
+import os
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from damas.journal import read_journal
+from damas.rules.pdn import read_pdn
+
+
+def _damas(*args, timeout=60, **kw):
+    return subprocess.run([sys.executable, "-m", "damas", *args], capture_output=True,
+                          text=True, timeout=timeout, **kw)
+
+
+def _one_line(proc, *words):
+    lines = [line for line in proc.stderr.splitlines() if not line.startswith("demo: ")]
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("damas: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+DEMO = ["demo", "--variant", "english", "--seed", "11", "--robot", "sim-python", "--json"]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A filesystem of 12 kB (tmpfs), filled by a demo's journal within its game."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    try:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12k", "tmpfs", str(folder)],
+                       check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        pytest.skip(f"cannot mount a small tmpfs here (root only): {e}")
+    yield folder
+    subprocess.run(["umount", str(folder)], capture_output=True)
+
+
+def test_a_full_disk_is_one_line_and_resume_says_how_far(small_disk):
+    """Case 7: a full disk ended `damas demo` with two chained tracebacks, status 1."""
+    proc = _damas(*DEMO, "--max-plies", "80", "--data-dir", str(small_disk), timeout=600)
+    _one_line(proc, "No space left on device", "--resume")
+    moves = [e for e in read_journal(small_disk / "demo.jsonl") if e["kind"] == "move"]
+    assert moves  # the game had begun: the record is kept as far as it was written
+    (live,) = read_pdn((small_disk / "demo.pdn").read_text())
+    recorded = [m["notation"] for m in moves]
+    assert live.game.notations() == recorded[:live.game.ply]
+    assert len(recorded) - live.game.ply <= 1
+    subprocess.run(["mount", "-o", "remount,size=1m", str(small_disk)], check=True)
+    done = _damas(*DEMO, "--resume", "--max-plies", str(len(recorded) + 2), "--data-dir",
+                  str(small_disk), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"damas: resumed after {len(recorded)} plies: " in done.stderr
+    (after,) = read_pdn((small_disk / "demo.pdn").read_text())
+    assert after.game.notations()[:len(recorded)] == recorded
+
+
+@pytest.mark.parametrize("args, words", [
+    (["record", "--camera", "none", "--pdn", "{tmp}"], ["the PDN", "is a folder"]),
+    (["record", "--camera", "none", "--journal", "/dev/null", "--pdn", "{tmp}/r.pdn"],
+     ["the journal /dev/null is a device"]),
+    ([*DEMO, "--pdn", "/proc/version", "--data-dir", "{tmp}"], ["cannot write the PDN"]),
+    ([*DEMO, "--video", "{tmp}", "--data-dir", "{tmp}"], ["the video", "is a folder"]),
+])
+def test_output_paths_are_checked_before_the_first_move(tmp_path, args, words):
+    """Case 8: `record --pdn DIR` started, then raised IsADirectoryError at the first
+    move; `demo --pdn /proc/version` raised FileNotFoundError."""
+    proc = _damas(*[a.replace("{tmp}", str(tmp_path)) for a in args])
+    _one_line(proc, *words)
+    assert not list(tmp_path.glob("*.jsonl"))  # nothing began
+
+
+def test_a_killed_runs_temporary_files_go_at_the_next_start(tmp_path):
+    """Case 9: a SIGKILL between a temporary file's write and its rename left
+    `.record.pdn.<hex>.tmp` beside the record, and no later run removed it."""
+    strays = [tmp_path / ".demo.pdn.0123456789ab.tmp", tmp_path / ".demo.jsonl.a1b2c3d4e5f6.tmp"]
+    others = [tmp_path / ".demo.pdn.notours.tmp", tmp_path / ".other.pdn.0123456789ab.tmp",
+              tmp_path / "notes.txt"]
+    for path in strays + others:
+        path.write_text("half a record")
+    proc = _damas(*DEMO, "--max-plies", "2", "--data-dir", str(tmp_path), timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(p.exists() for p in strays)
+    assert all(p.exists() for p in others)
+    assert len(read_pdn((tmp_path / "demo.pdn").read_text())) == 1
+
+
+def _png(path: Path, width: int, height: int) -> None:
+    """A grey PNG of any size, its pixels compressed row by row (a few hundred kB)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data))
+    squeeze = zlib.compressobj(9)
+    row = b"\x00" + bytes(width)
+    data = b"".join(squeeze.compress(row) for _ in range(height)) + squeeze.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
+        ">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
+
+def _peak_mb(args) -> tuple[subprocess.CompletedProcess, float]:
+    """The command's result and its own peak memory (this child's, from wait4)."""
+    proc = subprocess.Popen([sys.executable, "-m", "damas", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    done = subprocess.CompletedProcess(args, proc.returncode, proc.stdout.read(),
+                                       proc.stderr.read())
+    return done, usage.ru_maxrss / 1024
+
+
+@pytest.mark.parametrize("side", [20000, 40000])
+def test_read_checks_the_pixel_count_before_decoding(tmp_path, side):
+    """Case 10: a 20000x20000 PNG of 389 kB cost 2.4 GB before its one line; 40000x40000
+    gave a cv2.error traceback."""
+    image = tmp_path / "huge.png"
+    _png(image, side, side if side == 20000 else 2)  # 40000 x 2 is not huge: see below
+    if side == 40000:  # the header alone says 40000 x 40000
+        data = bytearray(image.read_bytes())
+        data[20:24] = struct.pack(">I", 40000)
+        data[29:33] = struct.pack(">I", zlib.crc32(bytes(data[12:29])))
+        image.write_bytes(bytes(data))
+    proc, peak = _peak_mb(["read", str(image)])
+    _one_line(proc, f"{side} x {side} pixels", "50 megapixels")
+    assert peak < 500
+
+
+def test_read_refuses_a_fifo(tmp_path):
+    """Case 10: a FIFO named x.png hung `damas read`."""
+    fifo = tmp_path / "x.png"
+    os.mkfifo(fifo)
+    _one_line(_damas("read", str(fifo), timeout=30), "not a regular file")
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda tmp: "/dev/zero", ["/dev/zero is a device"]),
+    (lambda tmp: (os.mkfifo(tmp / "fifo.toml"), str(tmp / "fifo.toml"))[1], ["a FIFO"]),
+    (lambda tmp: ((tmp / "big.toml").write_text("x = [" + "1," * 2_000_000 + "]\n"),
+                  str(tmp / "big.toml"))[1], ["larger than 1 MB"]),
+    (lambda tmp: ((tmp / "name.toml").write_text(f'[record]\nwhite = "{"A" * 300}"\n'),
+                  str(tmp / "name.toml"))[1], ["white", "at most 200 characters"]),
+])
+def test_config_files_are_bounded_and_regular(tmp_path, make, words):
+    """Case 11: `--config /dev/zero` grew to a MemoryError, a FIFO hung, a 50 MB array
+    parsed for over a minute, a 50 MB player name was accepted."""
+    proc = _damas("record", "--camera", "none", "--data-dir", str(tmp_path), "--config",
+                  make(tmp_path), timeout=30)
+    _one_line(proc, *words)
+
+
+@pytest.mark.parametrize("name, words", [
+    ("Ana\n\n1. 9-13 1-0", ["one line"]), ("A" * 300, ["at most 200 characters"])])
+def test_names_are_one_line_of_bounded_length(tmp_path, name, words):
+    """Case 3 at the command line: `damas record --white $'Ana\\n\\n1. 9-13 1-0'` was
+    accepted, and its PDN then held a fake move and result."""
+    proc = _damas("record", "--camera", "none", "--data-dir", str(tmp_path), "--white", name)
+    _one_line(proc, "--white", *words)
