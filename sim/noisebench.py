@@ -28,7 +28,7 @@ from damas.rules.geometry import geometry
 from damas.rules.tracker import Tracker
 from damas.rules.tracker.board import CLASSES, Observation
 from damas.rules.tracker.chains import capture_nodes
-from damas.rules.tracker.events import Event
+from damas.rules.tracker.events import Event, Irregular
 
 from .person import move_steps
 
@@ -65,7 +65,8 @@ class Camera:
     def read(self, pieces: dict[int, str], t: float, hidden: frozenset[int] = frozenset()
              ) -> Observation:
         rng = self.rng
-        letters, probabilities = [], []
+        letters: list[str] = []
+        probabilities: list[tuple[float, ...] | None] = []
         for sq in range(1, self.squares + 1):
             truth = pieces.get(sq, "e")
             if sq in hidden or rng.random() < UNREAD:
@@ -244,7 +245,7 @@ def article_of(pos_game: Game, boards: list, commit: bool) -> str | None:
         events += tracker.tick(t)
     if commit:
         events += tracker.commit(t + FRAME)
-    found = [e for e in events if e.kind == "irregular"]
+    found = [e for e in events if isinstance(e, Irregular)]
     return found[0].article if found else None
 
 
@@ -264,7 +265,7 @@ def irregular_game(player: Player, rng: random.Random) -> None:
         if commit:
             player.t += FRAME
             player.events += player.tracker.commit(player.t)
-        flagged = [e.article for e in player.events[before:] if e.kind == "irregular"]
+        flagged = [e.article for e in player.events[before:] if isinstance(e, Irregular)]
         if not flagged:
             tally.irregular_missed += 1
         elif flagged[0] == article:

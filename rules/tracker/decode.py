@@ -246,14 +246,14 @@ class Decoder:
         cost = frame.cost
         unknown = frame.unknown
         inf = math.inf
-        # best (gain, bit) of: a white / black piece leaving, a white / black man
-        # arriving, a white / black man crowned
-        leave = [inf, 0, inf, 0]
-        arrive = [inf, 0, inf, 0]
-        crown = [inf, 0]
+        # the best gain, and where, of: a white / black piece leaving, a white / black man
+        # arriving, a man crowned
+        leave, leave_at = [inf, inf], [0, 0]
+        arrive, arrive_at = [inf, inf], [0, 0]
+        crown, crown_at = inf, 0
         for k, m in enumerate(h.masks):
             m &= ~unknown
-            black = k in BLACK_CLASSES
+            side = 1 if k in BLACK_CLASSES else 0
             while m:
                 b = m & -m
                 m ^= b
@@ -261,26 +261,25 @@ class Decoder:
                 if k == EMPTY:
                     v = c[WMAN] - c[EMPTY]
                     if v < arrive[0]:
-                        arrive[0], arrive[1] = v, b
+                        arrive[0], arrive_at[0] = v, b
                     v = c[BMAN] - c[EMPTY]
-                    if v < arrive[2]:
-                        arrive[2], arrive[3] = v, b
+                    if v < arrive[1]:
+                        arrive[1], arrive_at[1] = v, b
                     continue
                 v = c[EMPTY] - c[k]
-                i = 2 if black else 0
-                if v < leave[i]:
-                    leave[i], leave[i + 1] = v, b
+                if v < leave[side]:
+                    leave[side], leave_at[side] = v, b
                 if k == WMAN or k == BMAN:
                     v = c[k + 4] - c[k]
-                    if v < crown[0]:
-                        crown[0], crown[1] = v, b
+                    if v < crown:
+                        crown, crown_at = v, b
         lay, kings = self.lay, h.board.kings
         square = lay.square_of
         white, black = white_of(h.masks), black_of(h.masks)
         out = []
         for colour in (0, 1):
-            gain_from, frm = leave[2 * colour], leave[2 * colour + 1]
-            gain_to, to = arrive[2 * colour], arrive[2 * colour + 1]
+            gain_from, frm = leave[colour], leave_at[colour]
+            gain_to, to = arrive[colour], arrive_at[colour]
             if to:
                 w, b = (white | to, black) if colour == 0 else (white, black | to)
                 label = f"{h.label}, then a piece put on {square[to]}"
@@ -298,7 +297,7 @@ class Decoder:
                 label = f"{h.label}, then {square[frm]}-{square[to]}"
                 out.append((hypothesis(lay, w, b, k, to if king else 0, "irregular", label),
                             gain_from + gain_to))
-        gain, where = crown
+        gain, where = crown, crown_at
         if where:
             masks = list(h.masks)
             man = WMAN if masks[WMAN] & where else BMAN
