@@ -246,11 +246,15 @@ class Decoder:
         cost = frame.cost
         unknown = frame.unknown
         inf = math.inf
-        # the best gain, and where, of: a white / black piece leaving, a white / black man
-        # arriving, a man crowned
-        leave, leave_at = [inf, inf], [0, 0]
-        arrive, arrive_at = [inf, inf], [0, 0]
+        # the best gain, and where, of: a white / black man / king leaving, a white /
+        # black man / piece of either kind arriving, a man crowned
+        leave = [[inf, inf], [inf, inf]]
+        leave_at = [[0, 0], [0, 0]]
+        arrive = [[inf, inf], [inf, inf]]
+        arrive_at = [[0, 0], [0, 0]]
         crown, crown_at = inf, 0
+        kings = h.board.kings
+        arrivals = ((0, 0, WMAN), (0, 1, WANY), (1, 0, BMAN), (1, 1, BANY))
         for k, m in enumerate(h.masks):
             m &= ~unknown
             side = 1 if k in BLACK_CLASSES else 0
@@ -259,40 +263,41 @@ class Decoder:
                 m ^= b
                 c = cost[b]
                 if k == EMPTY:
-                    v = c[WMAN] - c[EMPTY]
-                    if v < arrive[0]:
-                        arrive[0], arrive_at[0] = v, b
-                    v = c[BMAN] - c[EMPTY]
-                    if v < arrive[1]:
-                        arrive[1], arrive_at[1] = v, b
+                    for colour, king, arriving in arrivals:
+                        v = c[arriving] - c[EMPTY]
+                        if v < arrive[colour][king]:
+                            arrive[colour][king], arrive_at[colour][king] = v, b
                     continue
                 v = c[EMPTY] - c[k]
-                if v < leave[side]:
-                    leave[side], leave_at[side] = v, b
+                king = 1 if kings & b else 0
+                if v < leave[side][king]:
+                    leave[side][king], leave_at[side][king] = v, b
                 if k == WMAN or k == BMAN:
                     v = c[k + 4] - c[k]
                     if v < crown:
                         crown, crown_at = v, b
-        lay, kings = self.lay, h.board.kings
+        lay = self.lay
         square = lay.square_of
         white, black = white_of(h.masks), black_of(h.masks)
         out = []
         for colour in (0, 1):
-            gain_from, frm = leave[colour], leave_at[colour]
-            gain_to, to = arrive[colour], arrive_at[colour]
-            if to:
-                w, b = (white | to, black) if colour == 0 else (white, black | to)
-                label = f"{h.label}, then a piece put on {square[to]}"
-                out.append((hypothesis(lay, w, b, kings, 0, "irregular", label), gain_to))
-            if not frm:
-                continue
-            label = f"{h.label}, then {square[frm]} taken off"
-            out.append((hypothesis(lay, white & ~frm, black & ~frm, kings & ~frm, 0,
-                                   "irregular", label), gain_from))
-            if to:  # the piece moved: a man arrives (a king's arrival costs about the same)
+            man_to, man_at = arrive[colour][0], arrive_at[colour][0]
+            if man_at:
+                w, b = (white | man_at, black) if colour == 0 else (white, black | man_at)
+                label = f"{h.label}, then a piece put on {square[man_at]}"
+                out.append((hypothesis(lay, w, b, kings, 0, "irregular", label), man_to))
+            for king in (0, 1):
+                gain_from, frm = leave[colour][king], leave_at[colour][king]
+                if not frm:
+                    continue
+                label = f"{h.label}, then {square[frm]} taken off"
+                out.append((hypothesis(lay, white & ~frm, black & ~frm, kings & ~frm, 0,
+                                       "irregular", label), gain_from))
+                gain_to, to = arrive[colour][king], arrive_at[colour][king]
+                if not to:
+                    continue
                 w = (white & ~frm) | (0 if colour else to)
                 b = (black & ~frm) | (to if colour else 0)
-                king = kings & frm
                 k = (kings & ~frm) | (to if king else 0)
                 label = f"{h.label}, then {square[frm]}-{square[to]}"
                 out.append((hypothesis(lay, w, b, k, to if king else 0, "irregular", label),
