@@ -336,6 +336,9 @@ class Tracker:
 
     def commit(self, time: float | None = None) -> list[Event]:
         """The mover says the move is done (a clock press): decide now, without waiting."""
+        return self._explain(self._commit(time))
+
+    def _commit(self, time: float | None) -> list[Event]:
         t = self._time_of(time if time is not None else self._now or 0.0)
         events = self._elapse(t)
         held = self._held

@@ -151,3 +151,52 @@ def test_bench_tracker_prints_its_figures(capsys):
     figures = json.loads(capsys.readouterr().out)
     assert figures["moves_seen"] > 100 and figures["observations"] > figures["moves_seen"]
     assert 0 < figures["median_ms"] <= figures["p90_ms"] <= figures["max_ms"]
+
+
+def test_probability_lines_let_the_game_outvote_a_misread(tmp_path, capsys):
+    """JSON lines carry the camera's probabilities: a man misread with confidence 0.9 on
+    the square the move leaves alone is outvoted; the move is recorded with the square
+    named as read otherwise."""
+    start = Position.start("english")
+    after = start.play(start.parse_move("11-15"))
+    squares = [after.pieces().get(s, "e") for s in range(1, 33)]
+    noisy: list = list(squares)
+    noisy[20] = {"e": 0.9, "w": 0.1}  # square 21's white man read as empty
+    lines = [json.dumps({"t": 0, "squares": [start.pieces().get(s, "e")
+                                             for s in range(1, 33)]}),
+             json.dumps({"t": 2, "squares": noisy}),
+             json.dumps({"t": 2.5, "squares": noisy}),
+             json.dumps({"t": 3.2, "commit": True})]
+    f = tmp_path / "game.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    code, events, err = run(capsys, ["track", "--variant", "english", str(f)])
+    assert code == 0 and err == ""
+    moves = [e for e in events if e["event"] == "move"]
+    assert [m["notation"] for m in moves] == ["11-15"]
+    assert moves[0]["disagree"] == [21] and moves[0]["margin"] >= 2
+    assert not [e for e in events if e["event"] == "irregular"]
+
+
+def test_a_letter_misread_is_outvoted_too(tmp_path, capsys):
+    start = Position.start("english")
+    after = start.play(start.parse_move("11-15"))
+    wrong = line(after, "english")
+    wrong = wrong[:27] + "e" + wrong[28:]  # square 28's man read as empty
+    f = tmp_path / "game.obs"
+    f.write_text(f"t=0 {line(start, 'english')}\nt=2 {wrong}\nt=2.2 commit\n")
+    code, events, err = run(capsys, ["track", "--variant", "english", str(f)])
+    assert code == 0, err
+    assert [e["notation"] for e in events if e["event"] == "move"] == ["11-15"]
+
+
+def test_bad_probability_lines_are_one_line_each(tmp_path, capsys):
+    f = tmp_path / "bad.jsonl"
+    for text, message in [
+            ('{"squares": ["e"]}', "squares must list 32 readings"),
+            ('{"t": NaN, "squares": []}', "not a JSON object"),
+            ('{"t": 1, "sqares": []}', "unknown key 'sqares'"),
+            ('{"squares": [' + ", ".join(['{"x": 1}'] * 32) + ']}', "square 1: a reading")]:
+        f.write_text(text + "\n")
+        code, events, err = run(capsys, ["track", "--variant", "english", str(f)])
+        assert code == 2 and events == [], text
+        assert message in err and err.count("\n") == 1, err
