@@ -20,6 +20,7 @@ squares) and nothing is recorded.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -27,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from damas.rules import BLACK, WHITE, Game, Occupancy, Position, Tracker
+from damas.rules import BLACK, WHITE, DamasError, Game, Occupancy, Position, Tracker
 from damas.rules import variant as get_variant
 from damas.rules.tracker import Mode
 from damas.vision.feed import CameraFeed, CameraLost
@@ -46,7 +47,8 @@ class Recorder:
                  pdn: str | Path, white: str = "?", black: str = "?", event: str = "?",
                  settle: float = 1.0, resume: bool = False, out=print, display=None,
                  calibration: str | None = None, tags: dict[str, str] | None = None,
-                 publisher=None, fen: str | None = None):
+                 publisher=None, fen: str | None = None, from_board: str | None = None,
+                 confirm: Callable[[Position], bool] | None = None):
         self.variant = get_variant(variant)
         self.calibration = calibration  # folder: the lens, pose and set's colours
         self.control = control
@@ -69,6 +71,10 @@ class Recorder:
         # show it, and the PDN carries it (SetUp, FEN)
         self.tracker = Tracker(self.variant, None if resume else fen, game=game,
                                policy="tournament", settle=settle)
+        self.settle = settle
+        # --from-board: the side to move in the position the camera will see first
+        self.from_board = None if resume else from_board
+        self.confirm = confirm or _ask
         self.started = False
         self.irregular = 0
         self._clock_asked = threading.Event()  # the page's clock button, from its thread
@@ -109,7 +115,8 @@ class Recorder:
         from damas.vision.pipeline import BoardReader
         from damas.vision.settle import SettleLoop
 
-        size, known = self.variant.size, self.tracker.position
+        size = self.variant.size
+        known = None if self.from_board else self.tracker.position
         reader = (BoardReader.from_calibration(self.calibration, size, known=known)
                   if self.calibration else BoardReader(size, known=known))
         settle = SettleLoop(reader)
@@ -120,8 +127,11 @@ class Recorder:
         begun = clock()
         away = 0.0  # seconds the camera was gone: the clock ran on meanwhile
         n, now = 0, 0.0
+        first = self._board_position(read, settle) if self.from_board else None
         with self._journal() as journal:
             self._begin(journal)
+            if first is not None:
+                self._step(first, now, journal)  # the board confirmed is the first seen
             while True:
                 try:
                     frame = read()
@@ -144,6 +154,32 @@ class Recorder:
                 self._step(None if look.new is None else look.new.occupancy(), now, journal)
             self._finish(now, journal)
         return self.tracker.game
+
+    def _board_position(self, read: Callable[[], Any], settle) -> Occupancy:
+        """`--from-board`: the first board read whole is shown for the person to confirm
+        (or read again after they put it right); the record goes on from it."""
+        turn = ("white", "black").index(self.from_board or "white")
+        self.out(f"reading the board: {self.from_board} to move")
+        while True:
+            frame = read()
+            if frame is None:
+                raise DamasError("the camera's frames ended before the whole board was read")
+            look = settle.look(frame)
+            reading = look.new
+            if reading is None or reading.unknown:
+                continue
+            try:
+                position = Position.from_pieces(self.variant, reading.pieces(), turn)
+            except DamasError as e:
+                self.out(f"the board cannot be played from: {e}")
+                continue
+            self.out(f"{position.diagram()}\nFEN {position.fen()}")
+            if self.confirm(position):
+                break
+            self.out("put the board right; reading it again")
+        self.tracker = Tracker(self.variant, position.fen(), policy="tournament",
+                               settle=self.settle)
+        return reading.occupancy()
 
     def record_boards(self, boards: Iterable[tuple[float, str]]) -> Game:
         """The record from settled boards as a perfect vision stage reads them: (time,
@@ -339,3 +375,12 @@ def _clock_problem(move: dict) -> str | None:
     if not isinstance(move.get("clock_comment"), str):
         return "the clock comment"
     return None
+
+
+def _ask(position: Position) -> bool:
+    """On a terminal, the person says whether the board was read right; without one the
+    position is taken as read (and was printed)."""
+    if not sys.stdin.isatty():
+        return True
+    answer = input("start from this position? [Y/n] ").strip().lower()
+    return answer in ("", "y", "yes", "s", "sim")

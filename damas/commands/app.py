@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from damas.argtypes import board_url, name, seconds, time_control
+from damas.rules import DamasError
 
 
 def register(sub) -> None:
@@ -22,6 +23,9 @@ def register(sub) -> None:
     p.add_argument("--variant", default="international")
     p.add_argument("--fen", help="the position the game goes on from (an adjourned game): "
                                  "recording begins when the board shows it")
+    p.add_argument("--from-board", choices=("white", "black"), metavar="SIDE",
+                   help="go on from the position the camera sees first, SIDE (white or "
+                        "black) to move; it is shown for you to confirm")
     p.add_argument("--time-control", type=time_control, default="45+0",
                    help="minutes + increment seconds (seed 004: 3, 5, 15, 21, 30, 45...)")
     p.add_argument("--white", type=name, default="?")
@@ -79,6 +83,8 @@ def run_record(args) -> int:
     from damas.vision.feed import CameraFeed
     from damas.web import serve_page
 
+    if sum(bool(x) for x in (args.fen, args.from_board, args.resume)) > 1:
+        raise DamasError("give one of --fen, --from-board and --resume")
     journal = session_file(args.journal, args.data_dir, "record.jsonl")
     pdn = session_file(args.pdn, args.data_dir, "record.pdn")
     from damas.files import check_outputs
@@ -108,7 +114,7 @@ def run_record(args) -> int:
                             pdn, white=args.white, black=args.black, event=event,
                             settle=args.settle, resume=args.resume,
                             calibration=args.calibration, tags=tags, publisher=publisher,
-                            fen=args.fen)
+                            fen=args.fen, from_board=args.from_board)
         # a live camera that goes away pauses the record until it is back
         feed = CameraFeed(str(args.camera))
         feed.check_recording()

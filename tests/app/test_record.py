@@ -69,3 +69,40 @@ def test_a_game_adjourned_goes_on_from_its_fen_through_a_misread(tmp_path):
     (recorded,) = read_pdn(pdn.read_text())
     assert recorded.tags["SetUp"] == "1" and recorded.tags["FEN"] == start.fen()
     assert recorded.game.notations() == ["14-18"]
+
+
+def test_a_game_goes_on_from_the_board_the_camera_sees(tmp_path):
+    """`record --from-board black`: the first board read whole is shown and confirmed (a
+    recorder replaced mid-game without its journal), then the moves made from it are
+    recorded and the PDN starts from it."""
+    from damas.clock import parse_time_control
+    from damas.record import Recorder
+    from damas.rules import Position
+    from damas.vision.render import render_position
+    from damas.vision.scene import Scene
+
+    start = Position.from_fen("B:W21,22,25,30,31:B5,9,10,14", "english")
+    after = start.play(start.parse_move("14-18"))
+    scene = Scene(size=8, tilt_deg=15.0)
+    frames = ([render_position(scene, start).image] * 8
+              + [render_position(scene, after).image] * 8)
+    shown: list[Position] = []
+    said: list[str] = []
+    recorder = Recorder("english", parse_time_control("45+0"), tmp_path / "j.jsonl",
+                        tmp_path / "g.pdn", settle=0.3, from_board="black",
+                        confirm=lambda p: shown.append(p) or True, out=said.append)
+    game = recorder.run(frames, fps=5)
+    assert shown == [start] and any(start.fen() in line for line in said)
+    assert game.notations() == ["14-18"]
+    (recorded,) = read_pdn((tmp_path / "g.pdn").read_text())
+    assert recorded.tags["FEN"] == start.fen() and recorded.game.notations() == ["14-18"]
+
+
+def test_from_board_fen_and_resume_are_one_choice(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "damas", "record", "--camera", "0",
+                           "--variant", "english", "--fen", "B:W21:B5",
+                           "--from-board", "white", "--pdn", str(tmp_path / "g.pdn"),
+                           "--journal", str(tmp_path / "j.jsonl")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "one of --fen, --from-board and --resume" in proc.stderr
