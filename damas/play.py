@@ -47,6 +47,7 @@ class PlayOptions:
     max_plies: int | None = None
     idle_limit: float | None = None  # seconds a person may leave the game (kiosk)
     tags: dict = field(default_factory=dict)
+    fen: str | None = None  # the position play starts from (default: the start)
 
 
 class PlaySession:
@@ -75,9 +76,12 @@ class PlaySession:
         self.engine = None
         self.replay = replay  # the journal's game this session resumes
         game = replay.game if replay is not None else None
-        self.tracker = Tracker(self.variant, game=game if game and game.moves else None,
+        fen = options.fen if game is None else None
+        self.tracker = Tracker(self.variant, fen, game=game if game and game.moves else None,
                                policy="robot", settle=options.settle)
-        self.start = game.start if game is not None else Position.start(self.variant)
+        self.start = (game.start if game is not None else
+                      Position.from_fen(fen, self.variant) if fen else
+                      Position.start(self.variant))
         self.ready = False
         self.now = clock()
         self.last_progress = self.now

@@ -51,6 +51,8 @@ def register(sub) -> None:
                                      "folder)")
     p.add_argument("--pdn", help="the live PDN (default: play.pdn in the data folder)")
     p.add_argument("--resume", action="store_true", help="continue the journal's last game")
+    p.add_argument("--fen", help="play from this position (an endgame to practise, an "
+                                 "adjourned game): the board is set up to it first")
     p.set_defaults(run=run_play)
 
     p = sub.add_parser("kiosk", help="run unattended: attract play, visitors' games, "
@@ -141,7 +143,7 @@ def run_play(args) -> int:
     from damas.paths import session_file
     from damas.pdnfile import earlier_games
     from damas.play import PlayOptions, PlaySession
-    from damas.rules import BLACK, WHITE, Position
+    from damas.rules import BLACK, WHITE, DamasError, Position
 
     journal_path = session_file(args.journal, args.data_dir, "play.jsonl")
     pdn = session_file(args.pdn, args.data_dir, "play.pdn")
@@ -153,12 +155,17 @@ def run_play(args) -> int:
             print(f"damas: the journal is damaged: {replay.lost}", file=sys.stderr)
         game = replay.game
         args.variant = game.variant.name
-    position = game.position if game is not None else Position.start(args.variant)
+    if args.fen and args.resume:
+        raise DamasError("give --fen or --resume, not both")
+    start = (Position.from_fen(args.fen, args.variant) if args.fen
+             else Position.start(args.variant))
+    position = game.position if game is not None else start
     human = WHITE if args.human == "white" else BLACK
     options = PlayOptions(variant=args.variant, engine=_engine_spec(args),
                           movetime=args.movetime, machine_sides=(human.opponent,),
                           settle=args.settle, max_plies=args.max_plies,
-                          tags={"White" if human == WHITE else "Black": "person"})
+                          tags={"White" if human == WHITE else "Black": "person"},
+                          fen=None if game is not None else args.fen)
     timing = {}
     world = None
     if args.camera in SIM_CAMERAS:

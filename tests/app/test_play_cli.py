@@ -59,3 +59,20 @@ def test_the_machine_is_a_robot_or_an_led_grid(tmp_path):
         assert proc.returncode == 2 and "--robot PORT or --leds PORT" in proc.stderr
     mixed = damas("play", "--camera", "sim", "--robot", "/dev/ttyACM0")
     assert mixed.returncode == 2 and "simulated machine" in mixed.stderr
+
+
+def test_play_from_a_fen_an_endgame_to_practise(tmp_path):
+    """`play --fen`: the simulated table is set up to the position, the game goes on
+    from it, and the PDN says where it began."""
+    pdn = tmp_path / "g.pdn"
+    fen = "B:W21,22,25,30,31:B5,9,10,14"
+    proc = damas("play", "--camera", "sim-board", "--robot", "sim-python", "--variant",
+                 "english", "--level", "1", "--settle", "0.3", "--fen", fen,
+                 "--max-plies", "4", "--journal", str(tmp_path / "j.jsonl"), "--pdn", str(pdn))
+    assert proc.returncode == 0, proc.stderr
+    (game,) = read_pdn(pdn.read_text(encoding="utf-8"))
+    assert game.tags["SetUp"] == "1" and game.tags["FEN"] == fen
+    assert len(game.game.notations()) == 4
+    both = damas("play", "--camera", "sim-board", "--robot", "sim-python", "--fen", fen,
+                 "--resume", "--journal", str(tmp_path / "j.jsonl"))
+    assert both.returncode == 2 and "--fen or --resume" in both.stderr
