@@ -3,8 +3,9 @@
 A camera misreads a square now and then. Rather than matching the board it reports
 exactly, every hypothesis the game allows is scored against the per-square class
 probabilities: nothing moved, each legal move done or under way, the start position set
-up again, and a few irregular boards (one extra action on the best legal ones: a piece
-moved, removed or crowned; or the board as read, dearest of all). The score of a board is
+up again, and irregular boards (`hypotheses.py`: captures gone wrong, a move taken back;
+here: one extra action on the best legal boards, a piece moved, taken off, put on or
+crowned; and the board exactly as read, dearest of all). The score of a board is
 the sum over squares of -log P(reading | board) plus what it costs to enter it (its
 prior: irregular boards are rarer than legal ones). Scores add up over the settled boards
 while the hypothesis stays the same (a sticky Viterbi: changing hypothesis costs
@@ -186,13 +187,6 @@ class Decoder:
         self.lay = lay
         self.scores: dict[tuple[int, ...], float] = {}
         self.known: dict[tuple[int, ...], Hypothesis] = {}
-        self.incumbent: tuple[int, ...] | None = None  # the board the tracker was last fed
-        self.last: Frame | None = None
-
-    def reset(self) -> None:
-        self.scores.clear()
-        self.known.clear()
-        self.incumbent = None
 
     def frame(self, probabilities: Sequence[Sequence[float] | None]) -> Frame:
         return Frame(self.lay, probabilities)
@@ -200,8 +194,8 @@ class Decoder:
     def decide(self, frame: Frame, base: Hypothesis, candidates: Iterable[Hypothesis],
                extra_bases: Iterable[Hypothesis] = ()) -> Choice:
         """Add one settled board's evidence; choose among `base` (the expected position),
-        `candidates` (legal boards) and the irregular boards built on them."""
-        self.last = frame
+        `candidates` (legal and irregular boards), one action more on the best of them
+        and on `extra_bases`, and the board as read."""
         base_class = class_of(base.masks)
         base_cost = frame.score(base.masks)
         offered: dict[tuple[int, ...], tuple[Hypothesis, float, float]] = {}
@@ -364,8 +358,6 @@ class Decoder:
             break
         disagree = self._disagree(frame, best.masks)
         chosen = best if margin >= MARGIN else None
-        if chosen is not None:
-            self.incumbent = best_masks
         return Choice(chosen, best, runner_up, margin, disagree)
 
     def _disagree(self, frame: Frame, masks: tuple[int, ...]) -> tuple[int, ...]:
