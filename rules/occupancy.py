@@ -88,7 +88,9 @@ class Occupancy:
 
 
 LEAST_SURE = 0.5  # a reading shown is at least this likely (else it would be `?`)
-MOST_SURE = 0.999  # and never certain: the game may outvote any one square
+# and never more than this: the readers' confidences are not calibrated against real
+# photos (a square read wrong at 0.999 happens), and the game must outvote one square
+MOST_SURE = 0.99
 
 
 def _spread(readings: str, sure: tuple[float, ...]) -> tuple[tuple[float, ...] | None, ...]:

@@ -75,6 +75,9 @@ UNREAD_COSTS = (0.0,) * N
 
 
 LEGAL = frozenset(("same", "move", "partial", "start", "answer", "answer-under-way"))
+# the legal boards an irregular action is tried on: one step from the position (a story of
+# an answer and an action more is too free: it explains a misread square as well)
+ONE_STEP = frozenset(("move", "partial"))
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,10 @@ class Decoder:
             prior = PRIORS.get(h.kind, IRREGULAR)
             cost = frame.score(h.masks, base.masks, base_cost, base_class)
             offer(h, prior, cost)
-            (legal if h.legal else irregular).append((cost, h))
+            if h.kind in ONE_STEP:
+                legal.append((cost, h))
+            elif not h.legal:
+                irregular.append((cost, h))
         legal.sort(key=lambda item: item[0])
         irregular.sort(key=lambda item: item[0])
         bases = [(0.0, base_cost, base)] + [(0.0, c, h) for c, h in legal[:STRUCTURED_BASES]]
