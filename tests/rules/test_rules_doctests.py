@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("module", ["position", "game", "pdn", "occupancy"])
+@pytest.mark.parametrize("module", ["position", "game", "pdn", "occupancy", "tracker.confirm"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(f"damas.rules.{module}"))
     assert result.attempted > 0 and result.failed == 0
