@@ -33,6 +33,9 @@ def _one_line(proc, *words):
 
 
 DEMO = ["demo", "--variant", "english", "--seed", "11", "--robot", "sim-python", "--json"]
+TABLE = ["--camera", "sim-board", "--robot", "sim-python", "--variant", "english", "--level",
+         "1", "--settle", "0.3"]
+PLAY, KIOSK = ["play", *TABLE], ["kiosk", *TABLE, "--json"]
 
 
 @pytest.fixture
@@ -74,10 +77,24 @@ def test_a_full_disk_is_one_line_and_resume_says_how_far(small_disk):
      ["the journal /dev/null is a device"]),
     ([*DEMO, "--pdn", "/proc/version", "--data-dir", "{tmp}"], ["cannot write the PDN"]),
     ([*DEMO, "--video", "{tmp}", "--data-dir", "{tmp}"], ["the video", "is a folder"]),
+    ([*PLAY, "--data-dir", "{tmp}", "--pdn", "{tmp}"], ["the PDN", "is a folder"]),
+    ([*PLAY, "--data-dir", "{tmp}", "--journal", "/proc/version"],
+     ["cannot write the journal /proc/version"]),
+    ([*PLAY, "--resume", "--journal", "/dev/null", "--pdn", "{tmp}/p.pdn"],
+     ["the journal /dev/null is a device"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--journal", "/dev/null"],
+     ["the journal /dev/null is a device"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--archive", "{tmp}"], ["the archive", "is a folder"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--archive", "/proc/version/k.pdn"],
+     ["cannot write the archive /proc/version/k.pdn"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--archive", "{tmp}/k.pdn"],
+     ["the current game's PDN", "is a folder"]),
 ])
 def test_output_paths_are_checked_before_the_first_move(tmp_path, args, words):
     """Case 8: `record --pdn DIR` started, then raised IsADirectoryError at the first
-    move; `demo --pdn /proc/version` raised FileNotFoundError."""
+    move; `demo --pdn /proc/version` raised FileNotFoundError. `play` and `kiosk` write a
+    journal and PDNs too: checked the same way, before the simulated table is set up."""
+    (tmp_path / "k-current.pdn").mkdir()  # where `kiosk --archive k.pdn` plays its game
     proc = _damas(*[a.replace("{tmp}", str(tmp_path)) for a in args])
     _one_line(proc, *words)
     assert not list(tmp_path.glob("*.jsonl"))  # nothing began
@@ -96,6 +113,26 @@ def test_a_killed_runs_temporary_files_go_at_the_next_start(tmp_path):
     assert not any(p.exists() for p in strays)
     assert all(p.exists() for p in others)
     assert len(read_pdn((tmp_path / "demo.pdn").read_text())) == 1
+
+
+@pytest.mark.parametrize("args, outputs", [
+    ([*PLAY, "--max-plies", "2"], ["play.pdn", "play.jsonl"]),
+    ([*KIOSK, "--games", "1", "--attract-plies", "2"],
+     ["kiosk.pdn", "kiosk-current.pdn", "kiosk.jsonl"]),
+])
+def test_play_and_kiosk_remove_a_killed_runs_temporary_files(tmp_path, args, outputs):
+    """Case 9 for the other commands that write: `play` and `kiosk` leave
+    `.play.pdn.<hex>.tmp` and the like when killed mid-write; the next start removes them
+    (and only them)."""
+    strays = [tmp_path / f".{name}.0123456789ab.tmp" for name in outputs]
+    others = [tmp_path / f".{outputs[0]}.notours.tmp", tmp_path / "notes.txt"]
+    for path in strays + others:
+        path.write_text("half a record")
+    proc = _damas(*args, "--data-dir", str(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(p.exists() for p in strays)
+    assert all(p.exists() for p in others)
+    assert len(read_pdn((tmp_path / outputs[0]).read_text())) == 1
 
 
 def _png(path: Path, width: int, height: int) -> None:
