@@ -71,6 +71,41 @@ def test_a_full_disk_is_one_line_and_resume_says_how_far(small_disk):
     assert after.game.notations()[:len(recorded)] == recorded
 
 
+def test_play_on_a_full_disk_is_one_line_and_resume_goes_on(small_disk):
+    """The same wrapper for `damas play`: one line, status 2, the record kept as far as
+    it was written, and --resume goes on from there once there is room."""
+    proc = _damas(*PLAY, "--max-plies", "200", "--data-dir", str(small_disk), timeout=600)
+    _one_line(proc, "No space left on device", "--resume")
+    moves = [e for e in read_journal(small_disk / "play.jsonl") if e["kind"] == "move"]
+    assert moves
+    (live,) = read_pdn((small_disk / "play.pdn").read_text())
+    recorded = [m["notation"] for m in moves]
+    assert live.game.notations() == recorded[:live.game.ply]
+    subprocess.run(["mount", "-o", "remount,size=1m", str(small_disk)], check=True)
+    done = _damas(*PLAY, "--resume", "--max-plies", str(len(recorded) + 2), "--data-dir",
+                  str(small_disk), timeout=600)
+    assert done.returncode == 0, done.stderr
+    (after,) = read_pdn((small_disk / "play.pdn").read_text())
+    assert after.game.notations()[:len(recorded)] == recorded
+
+
+def test_a_kiosk_on_a_full_disk_is_one_line_and_archives_the_game_when_started_again(
+        small_disk):
+    """The kiosk has no --resume: its line says to start it again, and then the game
+    the disk cut short goes to the archive."""
+    proc = _damas(*KIOSK, "--games", "3", "--attract-plies", "200", "--data-dir",
+                  str(small_disk), timeout=600)
+    line = _one_line(proc, "No space left on device", "start it again")
+    assert "--resume" not in line
+    assert [e for e in read_journal(small_disk / "kiosk.jsonl") if e["kind"] == "move"]
+    subprocess.run(["mount", "-o", "remount,size=1m", str(small_disk)], check=True)
+    done = _damas(*KIOSK, "--games", "1", "--attract-plies", "2", "--data-dir",
+                  str(small_disk), timeout=600)
+    assert done.returncode == 0, done.stderr
+    games = read_pdn((small_disk / "kiosk.pdn").read_text())
+    assert len(games) == 2 and games[0].tags["Result"] == "*"  # the one cut short first
+
+
 @pytest.mark.parametrize("args, words", [
     (["record", "--camera", "none", "--pdn", "{tmp}"], ["the PDN", "is a folder"]),
     (["record", "--camera", "none", "--journal", "/dev/null", "--pdn", "{tmp}/r.pdn"],
