@@ -239,3 +239,34 @@ def test_names_are_one_line_of_bounded_length(tmp_path, name, words):
     accepted, and its PDN then held a fake move and result."""
     proc = _damas("record", "--camera", "none", "--data-dir", str(tmp_path), "--white", name)
     _one_line(proc, "--white", *words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["record", "--publish", "mqtt://127.0.0.1/Open%0A%0A1.%209-13%201-0/1/1"],
+     ["--publish", "the event", "one line"]),
+    (["record", "--publish", f"mqtt://127.0.0.1/{'A' * 300}/1/1"],
+     ["--publish", "the event", "at most 200 characters, not 300"]),
+    (["record", "--publish", f"mqtt://127.0.0.1/Open/{'7' * 201}/1"],
+     ["--publish", "the round", "at most 200 characters"]),
+    (["record", "--publish", "mqtt://127.0.0.1/Open/1/%E2%80%A8"],
+     ["--publish", "the board", "one line"]),
+    (["broadcast", "--event", "E" * 300], ["--event", "at most 200 characters"]),
+])
+def test_the_hall_addresss_names_are_bounded_as_players_names_are(tmp_path, args, words):
+    """The event, round and board of `record --publish mqtt://HOST/EVENT/ROUND/BOARD` go
+    into the PDN's tags (Event, Round, Board) and the spool's file name: a `%0A` in them
+    made a PDN tag of two lines and a spool file named over three; any length passed.
+    `broadcast --event` names the same event."""
+    extra = ["--camera", "none", "--data-dir", str(tmp_path)] if args[0] == "record" else []
+    proc = _damas(*args, *extra, timeout=30)
+    line = _one_line(proc, *words)
+    assert len(line) < 400
+    assert not list(tmp_path.iterdir())  # no spool, no journal
+
+
+def test_a_config_files_hall_address_is_bounded_too(tmp_path):
+    config = tmp_path / "hall.toml"
+    config.write_text(f'[record]\npublish = "mqtt://127.0.0.1/{"A" * 300}/1/1"\n')
+    proc = _damas("record", "--camera", "none", "--data-dir", str(tmp_path / "data"),
+                  "--config", str(config), timeout=30)
+    _one_line(proc, "publish", "at most 200 characters")
