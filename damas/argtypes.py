@@ -115,11 +115,19 @@ MAX_NAME = 200  # characters: a player's or event's name, with room for any titl
 
 def name(text: str) -> str:
     """A name that goes into the record's tags: one line, of at most MAX_NAME characters."""
+    problem = name_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def name_problem(text: str) -> str | None:
+    """What is wrong with a name for the record's tags (too long, more than one line), or
+    None: for the players' and event's names, and the hall address's event, round, board."""
     import re
 
     if len(text) > MAX_NAME:
-        raise argparse.ArgumentTypeError(f"a name is at most {MAX_NAME} characters, not "
-                                         f"{len(text)}")
+        return f"a name is at most {MAX_NAME} characters, not {len(text)}"
     if re.search(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", text):
-        raise argparse.ArgumentTypeError("a name is one line, without control characters")
-    return text
+        return "a name is one line, without control characters"
+    return None

@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = None
     try:
         args = parse(sys.argv[1:] if argv is None else list(argv))
         return args.run(args) or 0
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # a full or failing disk mid-session: one line, the record kept
         from damas.files import disk_failure
 
-        line = disk_failure(e)
+        line = disk_failure(e, resume=hasattr(args, "resume"))
         if line is None:
             raise
         print(f"damas: {line}", file=sys.stderr)

@@ -111,10 +111,12 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
                                  f"{e.strerror})") from None
 
 
-def disk_failure(error: OSError) -> str | None:
-    """The one line for a full or failing disk, or None for another error."""
+def disk_failure(error: OSError, resume: bool = True) -> str | None:
+    """The one line for a full or failing disk, or None for another error; `resume`: the
+    command goes on with --resume (else it is simply started again, as the kiosk is)."""
     if error.errno not in DISK_ERRORS:
         return None
     where = f" writing {error.filename}" if error.filename else ""
+    then = "go on with --resume" if resume else "start it again"
     return (f"the disk failed{where}: {error.strerror}. Everything written before is kept "
-            "(the journal to its last whole line): free space, then go on with --resume")
+            f"(the journal to its last whole line): free space, then {then}")

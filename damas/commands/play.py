@@ -139,6 +139,7 @@ def _real(args, position):
 
 
 def run_play(args) -> int:
+    from damas.files import check_outputs
     from damas.journal import Journal, replay_last_game
     from damas.paths import session_file
     from damas.pdnfile import earlier_games
@@ -147,6 +148,7 @@ def run_play(args) -> int:
 
     journal_path = session_file(args.journal, args.data_dir, "play.jsonl")
     pdn = session_file(args.pdn, args.data_dir, "play.pdn")
+    check_outputs({"journal": journal_path, "PDN": pdn})  # before any move
     print(f"journal: {journal_path}; PDN: {pdn}")
     replay = game = None
     if args.resume:
@@ -201,6 +203,7 @@ def run_play(args) -> int:
 
 
 def run_kiosk(args) -> int:
+    from damas.files import check_outputs
     from damas.kiosk import Kiosk, KioskOptions
     from damas.paths import session_file
     from damas.play import PlayOptions
@@ -209,6 +212,8 @@ def run_kiosk(args) -> int:
     journal = session_file(args.journal, args.data_dir, "kiosk.jsonl")
     archive = session_file(args.archive, args.data_dir, "kiosk.pdn")
     current = archive.with_name(archive.name.removesuffix(".pdn") + "-current.pdn")
+    check_outputs({"journal": journal, "archive": archive,
+                   "current game's PDN": current})  # before any move
     if not args.json:
         print(f"journal: {journal}; archive: {archive}")
     play = PlayOptions(variant=args.variant, engine=_engine_spec(args), movetime=args.movetime,

@@ -51,8 +51,16 @@ class BoardAddress:
 
 
 def _level(text: str, what: str, url: str) -> str:
-    """One topic level: MQTT's wildcards and separators cannot be part of a name."""
+    """One topic level: MQTT's wildcards and separators cannot be part of a name. It
+    goes into the record's tags (Event, Round, Board) and the spool's name too: a name's
+    bounds (damas.argtypes) apply."""
+    from damas.argtypes import name_problem
+
     name = unquote(text)
+    problem = name_problem(name)
+    if problem is not None:
+        where = url if len(url) <= 120 else f"{url[:100]}..."
+        raise HallAddressError(f"{where}: the {what}: {problem}")
     if not name or any(c in name for c in "+#/\0") or name != name.strip():
         raise HallAddressError(f"{url}: the {what} {name!r} cannot be an MQTT topic level "
                                "(no + # / or spaces around it)")

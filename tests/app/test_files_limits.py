@@ -33,6 +33,9 @@ def _one_line(proc, *words):
 
 
 DEMO = ["demo", "--variant", "english", "--seed", "11", "--robot", "sim-python", "--json"]
+TABLE = ["--camera", "sim-board", "--robot", "sim-python", "--variant", "english", "--level",
+         "1", "--settle", "0.3"]
+PLAY, KIOSK = ["play", *TABLE], ["kiosk", *TABLE, "--json"]
 
 
 @pytest.fixture
@@ -68,16 +71,65 @@ def test_a_full_disk_is_one_line_and_resume_says_how_far(small_disk):
     assert after.game.notations()[:len(recorded)] == recorded
 
 
+def test_play_on_a_full_disk_is_one_line_and_resume_goes_on(small_disk):
+    """The same wrapper for `damas play`: one line, status 2, the record kept as far as
+    it was written, and --resume goes on from there once there is room."""
+    proc = _damas(*PLAY, "--max-plies", "200", "--data-dir", str(small_disk), timeout=600)
+    _one_line(proc, "No space left on device", "--resume")
+    moves = [e for e in read_journal(small_disk / "play.jsonl") if e["kind"] == "move"]
+    assert moves
+    (live,) = read_pdn((small_disk / "play.pdn").read_text())
+    recorded = [m["notation"] for m in moves]
+    assert live.game.notations() == recorded[:live.game.ply]
+    subprocess.run(["mount", "-o", "remount,size=1m", str(small_disk)], check=True)
+    done = _damas(*PLAY, "--resume", "--max-plies", str(len(recorded) + 2), "--data-dir",
+                  str(small_disk), timeout=600)
+    assert done.returncode == 0, done.stderr
+    (after,) = read_pdn((small_disk / "play.pdn").read_text())
+    assert after.game.notations()[:len(recorded)] == recorded
+
+
+def test_a_kiosk_on_a_full_disk_is_one_line_and_archives_the_game_when_started_again(
+        small_disk):
+    """The kiosk has no --resume: its line says to start it again, and then the game
+    the disk cut short goes to the archive."""
+    proc = _damas(*KIOSK, "--games", "3", "--attract-plies", "200", "--data-dir",
+                  str(small_disk), timeout=600)
+    line = _one_line(proc, "No space left on device", "start it again")
+    assert "--resume" not in line
+    assert [e for e in read_journal(small_disk / "kiosk.jsonl") if e["kind"] == "move"]
+    subprocess.run(["mount", "-o", "remount,size=1m", str(small_disk)], check=True)
+    done = _damas(*KIOSK, "--games", "1", "--attract-plies", "2", "--data-dir",
+                  str(small_disk), timeout=600)
+    assert done.returncode == 0, done.stderr
+    games = read_pdn((small_disk / "kiosk.pdn").read_text())
+    assert len(games) == 2 and games[0].tags["Result"] == "*"  # the one cut short first
+
+
 @pytest.mark.parametrize("args, words", [
     (["record", "--camera", "none", "--pdn", "{tmp}"], ["the PDN", "is a folder"]),
     (["record", "--camera", "none", "--journal", "/dev/null", "--pdn", "{tmp}/r.pdn"],
      ["the journal /dev/null is a device"]),
     ([*DEMO, "--pdn", "/proc/version", "--data-dir", "{tmp}"], ["cannot write the PDN"]),
     ([*DEMO, "--video", "{tmp}", "--data-dir", "{tmp}"], ["the video", "is a folder"]),
+    ([*PLAY, "--data-dir", "{tmp}", "--pdn", "{tmp}"], ["the PDN", "is a folder"]),
+    ([*PLAY, "--data-dir", "{tmp}", "--journal", "/proc/version"],
+     ["cannot write the journal /proc/version"]),
+    ([*PLAY, "--resume", "--journal", "/dev/null", "--pdn", "{tmp}/p.pdn"],
+     ["the journal /dev/null is a device"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--journal", "/dev/null"],
+     ["the journal /dev/null is a device"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--archive", "{tmp}"], ["the archive", "is a folder"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--archive", "/proc/version/k.pdn"],
+     ["cannot write the archive /proc/version/k.pdn"]),
+    ([*KIOSK, "--data-dir", "{tmp}", "--archive", "{tmp}/k.pdn"],
+     ["the current game's PDN", "is a folder"]),
 ])
 def test_output_paths_are_checked_before_the_first_move(tmp_path, args, words):
     """Case 8: `record --pdn DIR` started, then raised IsADirectoryError at the first
-    move; `demo --pdn /proc/version` raised FileNotFoundError."""
+    move; `demo --pdn /proc/version` raised FileNotFoundError. `play` and `kiosk` write a
+    journal and PDNs too: checked the same way, before the simulated table is set up."""
+    (tmp_path / "k-current.pdn").mkdir()  # where `kiosk --archive k.pdn` plays its game
     proc = _damas(*[a.replace("{tmp}", str(tmp_path)) for a in args])
     _one_line(proc, *words)
     assert not list(tmp_path.glob("*.jsonl"))  # nothing began
@@ -96,6 +148,26 @@ def test_a_killed_runs_temporary_files_go_at_the_next_start(tmp_path):
     assert not any(p.exists() for p in strays)
     assert all(p.exists() for p in others)
     assert len(read_pdn((tmp_path / "demo.pdn").read_text())) == 1
+
+
+@pytest.mark.parametrize("args, outputs", [
+    ([*PLAY, "--max-plies", "2"], ["play.pdn", "play.jsonl"]),
+    ([*KIOSK, "--games", "1", "--attract-plies", "2"],
+     ["kiosk.pdn", "kiosk-current.pdn", "kiosk.jsonl"]),
+])
+def test_play_and_kiosk_remove_a_killed_runs_temporary_files(tmp_path, args, outputs):
+    """Case 9 for the other commands that write: `play` and `kiosk` leave
+    `.play.pdn.<hex>.tmp` and the like when killed mid-write; the next start removes them
+    (and only them)."""
+    strays = [tmp_path / f".{name}.0123456789ab.tmp" for name in outputs]
+    others = [tmp_path / f".{outputs[0]}.notours.tmp", tmp_path / "notes.txt"]
+    for path in strays + others:
+        path.write_text("half a record")
+    proc = _damas(*args, "--data-dir", str(tmp_path), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(p.exists() for p in strays)
+    assert all(p.exists() for p in others)
+    assert len(read_pdn((tmp_path / outputs[0]).read_text())) == 1
 
 
 def _png(path: Path, width: int, height: int) -> None:
@@ -167,3 +239,34 @@ def test_names_are_one_line_of_bounded_length(tmp_path, name, words):
     accepted, and its PDN then held a fake move and result."""
     proc = _damas("record", "--camera", "none", "--data-dir", str(tmp_path), "--white", name)
     _one_line(proc, "--white", *words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["record", "--publish", "mqtt://127.0.0.1/Open%0A%0A1.%209-13%201-0/1/1"],
+     ["--publish", "the event", "one line"]),
+    (["record", "--publish", f"mqtt://127.0.0.1/{'A' * 300}/1/1"],
+     ["--publish", "the event", "at most 200 characters, not 300"]),
+    (["record", "--publish", f"mqtt://127.0.0.1/Open/{'7' * 201}/1"],
+     ["--publish", "the round", "at most 200 characters"]),
+    (["record", "--publish", "mqtt://127.0.0.1/Open/1/%E2%80%A8"],
+     ["--publish", "the board", "one line"]),
+    (["broadcast", "--event", "E" * 300], ["--event", "at most 200 characters"]),
+])
+def test_the_hall_addresss_names_are_bounded_as_players_names_are(tmp_path, args, words):
+    """The event, round and board of `record --publish mqtt://HOST/EVENT/ROUND/BOARD` go
+    into the PDN's tags (Event, Round, Board) and the spool's file name: a `%0A` in them
+    made a PDN tag of two lines and a spool file named over three; any length passed.
+    `broadcast --event` names the same event."""
+    extra = ["--camera", "none", "--data-dir", str(tmp_path)] if args[0] == "record" else []
+    proc = _damas(*args, *extra, timeout=30)
+    line = _one_line(proc, *words)
+    assert len(line) < 400
+    assert not list(tmp_path.iterdir())  # no spool, no journal
+
+
+def test_a_config_files_hall_address_is_bounded_too(tmp_path):
+    config = tmp_path / "hall.toml"
+    config.write_text(f'[record]\npublish = "mqtt://127.0.0.1/{"A" * 300}/1/1"\n')
+    proc = _damas("record", "--camera", "none", "--data-dir", str(tmp_path / "data"),
+                  "--config", str(config), timeout=30)
+    _one_line(proc, "publish", "at most 200 characters")
