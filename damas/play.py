@@ -102,6 +102,8 @@ class PlaySession:
     # --- the whole game -----------------------------------------------------------------
 
     def run(self) -> Game:
+        if self.display is not None:  # a kiosk's next game: the last one's result goes
+            self.display.update(result=None, reason=None)
         if self.replay is not None:  # the game so far, whole: later resumes start here
             self.journal.write(self.replay.resumed_event())
         else:
