@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
 
 # `damas --help` lists the commands by use, the three uses first; a command not named
 # here is listed with the tools
-GROUPS = (("play against the machine", ("demo", "play")),
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (("play against the machine", ("demo", "play")),
           ("record tournament games", ("record", "broadcast")),
           ("run a kiosk", ("kiosk",)),
           ("tools", ("doctor", "calibrate", "robot", "show", "moves", "perft", "track",

@@ -31,3 +31,32 @@ def progress(request):
             reporter.write_line(f"  {line}")
 
     return say
+
+
+# `pytest --fast` (`make test-fast`): everything but what takes most of the time and needs
+# tools from outside Python: the firmware and GRBL in simavr, Scan 2.0, and the soaks
+SLOW_FIXTURES = {"firmware", "grbl", "toolchain", "scan_build", "scan_folder"}
+SOAKS = {"test_hall_scale.py", "test_kiosk_soak.py", "test_web_soak.py"}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fast", action="store_true",
+                     help="leave out the firmware and GRBL in simavr, Scan 2.0 and the soaks")
+
+
+def _slow(item) -> bool:
+    if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if any(value in ("firmware", "grbl") for value in params.values()):
+        return True
+    return item.path.name in SOAKS or "firmware" in item.name
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    slow = [item for item in items if _slow(item)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not _slow(item)]
