@@ -66,9 +66,10 @@ def run_demo(args) -> int:
                           board_every=0 if quiet else args.board_every)
     earlier = len(read_journal(journal)) if journal.exists() else 0  # other runs' events
     display, server = serve_page(args.web, args.host)
-    # with --json or --quiet the progress is all there is to see until the end (a line
-    # every 10 s off a terminal); otherwise the boards are, and lines would repeat them
-    with Progress("demo", unit="ply", every=10.0 if quiet else float("inf")) as progress:
+    # with --json the progress is all there is to see until the end (a line every 10 s
+    # off a terminal); otherwise the boards are, or (--quiet) only the bar on a terminal,
+    # which goes as the summary comes
+    with Progress("demo", unit="ply", every=10.0 if args.json else float("inf")) as progress:
         out = (lambda *a: None) if quiet else progress.write
         demo = Demo(options, out=out, display=display,
                     on_move=lambda game, ply, notation, by: progress.update(

@@ -61,7 +61,7 @@ def test_quiet_prints_the_summary_only(runs):
     lines = third.stdout.splitlines()
     assert lines[0].startswith("1 english game: 2 plies")
     assert lines[-1].startswith("journal: ") and "[Event" not in third.stdout
-    assert boards(third.stderr) == 0 and "irregular" not in third.stderr
+    assert third.stderr == ""  # no boards, no progress lines off a terminal
     assert len(lines) < 15
 
 
