@@ -420,10 +420,11 @@ class PlaySession:
             return None
         turn = self.game.position.turn
         used = dict(self.used)
-        if self.game.outcome() is None:
+        over = self.game.outcome() is not None or self.ended is not None  # a limit, a stop
+        if not over:
             used[turn] += max(0.0, self.now - self.turn_since)
         return {"white": round(used[WHITE], 1), "black": round(used[BLACK], 1),
-                "running": None if self.game.outcome() else SIDE_NAMES[turn],
+                "running": None if over else SIDE_NAMES[turn],
                 "counting": "up"}
 
     def _print_board(self, final: bool = False) -> None:

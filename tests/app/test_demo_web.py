@@ -127,6 +127,9 @@ def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
         # labels: clocks count time used, the evaluation is White's, Black moves first
         assert browser.find_element(By.CSS_SELECTOR, "#clock-white small").text == \
             "White · time used"
+        for side in ("white", "black"):  # stopped: the game is over
+            assert "running" not in browser.find_element(By.ID, f"clock-{side}") \
+                .get_attribute("class")
         assert "White's side" in browser.find_element(By.ID, "eval-row").text
         head = browser.find_elements(By.CSS_SELECTOR, "#moves .head span")
         assert [h.text for h in head] == ["move", "Black", "White"]
