@@ -67,10 +67,10 @@ test: $(TEST_STAMP) lint typecheck firmware browser broker
 	@echo "tests (pytest): every test, about 25 minutes"
 	@$(BIN)/python -m pytest
 
-# For everyday work: every test but the firmware in simavr, Scan 2.0 and the soaks
-# (tests/conftest.py, --fast), in a few minutes.
+# For everyday work: every test but the firmware in simavr, Scan 2.0, the soaks and the
+# pydraughts cross-checks (tests/conftest.py, --fast).
 test-fast: $(TEST_STAMP) lint typecheck browser broker
-	@echo "tests (pytest --fast): all but the firmware in simavr, Scan and the soaks"
+	@echo "tests (pytest --fast): all but the firmware in simavr, Scan, the soaks, pydraughts"
 	@$(BIN)/python -m pytest --fast
 
 bench: $(STAMP)

@@ -33,15 +33,19 @@ def progress(request):
     return say
 
 
-# `pytest --fast` (`make test-fast`): everything but what takes most of the time and needs
-# tools from outside Python: the firmware and GRBL in simavr, Scan 2.0, and the soaks
+# `pytest --fast` (`make test-fast`): everything but what takes most of the time: the
+# firmware and GRBL in simavr, Scan 2.0, the soaks, and the cross-checks against
+# pydraughts (pure Python, some 1,900 times slower than our move generator: 8 of the
+# suite's 31 minutes in one measured run, 2026-12-06)
 SLOW_FIXTURES = {"firmware", "grbl", "toolchain", "scan_build", "scan_folder"}
-SOAKS = {"test_hall_scale.py", "test_kiosk_soak.py", "test_web_soak.py"}
+SOAKS = {"test_hall_scale.py", "test_kiosk_soak.py", "test_web_soak.py",
+         "test_pydraughts_files.py", "test_differential.py"}
 
 
 def pytest_addoption(parser):
     parser.addoption("--fast", action="store_true",
-                     help="leave out the firmware and GRBL in simavr, Scan 2.0 and the soaks")
+                     help="leave out the firmware and GRBL in simavr, Scan 2.0, the soaks and "
+                          "the pydraughts cross-checks")
 
 
 def _slow(item) -> bool:
