@@ -8,6 +8,7 @@ import argparse
 import importlib
 import pkgutil
 import sys
+import textwrap
 from collections.abc import Callable
 
 from damas.argtypes import count
@@ -23,6 +24,51 @@ class _Parser(argparse.ArgumentParser):
         command = self.prog.removeprefix("damas").strip()  # main says "damas: " already
         raise UsageError(f"{command + ': ' if command else ''}{message} "
                          f"(see {self.prog} --help)")
+
+
+# `damas --help` lists the commands by use, the three uses first; a command not named
+# here is listed with the tools
+GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (("play against the machine", ("demo", "play")),
+          ("record tournament games", ("record", "broadcast")),
+          ("run a kiosk", ("kiosk",)),
+          ("tools", ("doctor", "calibrate", "robot", "show", "moves", "perft", "track",
+                     "think", "match", "hub", "dxp", "diagram", "render", "read", "train",
+                     "bench")))
+
+OVERVIEW = """\
+damas: a controller for physical draughts boards (camera, rules, engine, robot).
+
+  damas demo      a whole game in simulation, no hardware needed: start here
+  damas play      play against the machine on a real board
+  damas record    record a tournament game, with its clock, for broadcast
+  damas kiosk     run unattended in a demo kiosk
+  damas doctor    check the camera, serial port and files
+
+`damas --help` lists every command; `damas COMMAND --help` tells more."""
+
+
+def _overview(args) -> int:
+    """`damas` alone: what it is and where to start, on stdout."""
+    print(OVERVIEW)
+    return 0
+
+
+def _grouped(helps: dict[str, str]) -> str:
+    """The commands by use, each with its one-line help."""
+    width = max(map(len, helps)) + 2
+    lines = []
+    listed: set[str] = set()
+    for title, names in GROUPS:
+        if title == "tools":
+            names = names + tuple(sorted(set(helps) - listed - set(names)))
+        lines.append(f"{title}:")
+        for name in names:
+            if name in helps:
+                lines.append(textwrap.fill(helps[name], 88, initial_indent=f"  {name:<{width}}",
+                                           subsequent_indent=" " * (width + 2)))
+                listed.add(name)
+        lines.append("")
+    return "\n".join(lines)
 
 
 def _usage(parser: argparse.ArgumentParser):
@@ -55,12 +101,13 @@ def command_group(sub, name: str, help: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="damas", description="A controller for physical draughts boards: "
-                     "camera, rules, engine, robot. `damas COMMAND --help` tells more.")
+    parser = _Parser(prog="damas", usage="damas [-h] [--version] COMMAND ...",
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"damas {_version()}")
-    parser.set_defaults(run=_usage(parser))
-    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
-                                parser_class=_Parser)
+    parser.set_defaults(run=_overview)
+    # the commands are listed by use in the description (below), not argparse's list
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                                prog="damas", help=argparse.SUPPRESS)
     benches: dict[str, Callable[[argparse.Namespace], int]] = {}
     import damas.commands
 
@@ -101,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="robot-firmware: grbl plays the games on stock GRBL 1.1h too, "
                             "side by side with our firmware")
     bench.set_defaults(run=lambda args: benches[args.what](args))
+    helps = {a.dest: a.help or "" for a in sub._choices_actions}
+    parser.description = ("A controller for physical draughts boards: camera, rules, engine, "
+                          "robot.\n\n" + _grouped(helps)
+                          + "`damas COMMAND --help` tells more.")
     return parser
 
 

@@ -28,7 +28,7 @@ from damas.rules import variant as get_variant
 from .events import EngineMove, Misrecognised, PlayedMove
 from .journal import Journal, Replay, read_journal, replay_last_game
 from .paths import data_dir
-from .pdnfile import earlier_games
+from .pdnfile import earlier_games, games_in
 
 
 @dataclass
@@ -46,6 +46,7 @@ class DemoOptions:
     video: str | None = None
     resume: bool = False
     calibration: str | None = None  # read the simulated camera through this folder
+    board_every: int = 1  # print the board every this many plies (0: never)
 
 
 @dataclass
@@ -57,6 +58,8 @@ class GameSummary:
     irregular_made: int
     irregular_flagged: int
     pdn: str
+    round: int = 1  # the game's number in the PDN file, which keeps every demo game
+    pdn_text: str = ""  # this game's own PDN
 
 
 @dataclass
@@ -81,6 +84,7 @@ class DemoReport:
             "irregular_flagged": sum(g.irregular_flagged for g in self.games),
             "results": [g.result for g in self.games],
             "pdn": self.games[-1].pdn if self.games else None,
+            "rounds": [g.round for g in self.games],
             "journal": self.journal,
             "seconds": round(self.seconds, 1),
             "seconds_per_ply": round(self.seconds / max(plies, 1), 3),
@@ -182,11 +186,14 @@ class Demo:
             from .web import camera_view
 
             self._to_page = camera_view(self.display)
+        # the file keeps every demo game: this one's round is its number there
+        earlier = earlier_games(self.pdn_path, replay.game if replay else None)
+        round_ = games_in(earlier) + 1
         options = PlayOptions(
             variant=self.variant.name,
             engine=f"builtin:level={self.o.level},seed={self.rng.randrange(1 << 30)}",
             machine_sides=(human.opponent,), settle=0.3, max_plies=self.o.max_plies,
-            tags={"Event": "damas demo", "Round": str(number),
+            tags={"Event": "damas demo", "Round": str(round_),
                   "White" if human == WHITE else "Black": "person"})
         first_event = len(read_journal(self.journal_path)) if self.journal_path.exists() else 0
         try:
@@ -195,8 +202,7 @@ class Demo:
                                   display=self.display, stop=lambda: False, timer=self.timer,
                                   on_move=None if self.on_move is None else
                                   lambda *ply: self.on_move(number, *ply),
-                                  earlier=earlier_games(self.pdn_path,
-                                                        replay.game if replay else None))
+                                  earlier=earlier, board_every=self.o.board_every)
             world.visitor.join((human,), session)
             session.run()
         finally:
@@ -210,7 +216,7 @@ class Demo:
             misrecognised=self._misrecognised(events, world.visitor.made, journal),
             irregular_made=world.visitor.slips,
             irregular_flagged=sum(1 for e in events if e["kind"] == "tracker-irregular"),
-            pdn=str(self.pdn_path))
+            pdn=str(self.pdn_path), round=round_, pdn_text=session.pdn_text)
 
     def _misrecognised(self, events: list[dict], made: list[str], journal: Journal) -> int:
         """Moves recorded otherwise than made: the engine's answers in order, and the

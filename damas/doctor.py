@@ -18,9 +18,12 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    missing: bool = False  # looked for by default and not there: not a failure
 
 
-def check_camera(spec: str) -> Check:
+def check_camera(spec: str, named: bool = True) -> Check:
+    """The camera `spec`; one looked for by default (`named` False) that cannot be opened
+    is missing, not failed."""
     import cv2
 
     from damas.vision.sources import is_index, quiet_opencv
@@ -32,7 +35,8 @@ def check_camera(spec: str) -> Check:
         if not cap.isOpened():
             return Check(f"camera {spec}", False, "cannot be opened",
                          "plug the camera in, or give its index (--camera 0, 1...) or a "
-                         "video URL; on Linux check /dev/video* and the 'video' group")
+                         "video URL; on Linux check /dev/video* and the 'video' group",
+                         missing=not named)
         ok, frame = cap.read()
         if not ok or frame is None:
             return Check(f"camera {spec}", False, "opens but gives no frame",
@@ -143,7 +147,7 @@ def check_ports() -> list[Check]:
     ports = _list_ports(usb_only=True)
     if not ports:
         others = _list_ports()
-        return [Check("serial ports", False, "no USB serial port found",
+        return [Check("serial ports", False, "no USB serial port found", missing=True, fix=
                       "plug the robot or LED board in (USB); on Linux check /dev/ttyACM* "
                       "and /dev/ttyUSB* and that you are in the 'dialout' group"
                       + (f"; to try another port, name it: --port {others.split(', ')[0]}"
@@ -173,8 +177,11 @@ def check_default_calibration() -> list[Check]:
     return check_calibration(str(folder))
 
 
-def run_checks(camera="0", port=None, machine=None, calibration=None) -> list[Check]:
-    checks = [check_camera(str(camera))] if camera is not None else []
+def run_checks(camera="0", port=None, machine=None, calibration=None,
+               camera_named=True) -> list[Check]:
+    """Every check (`camera` None: no camera); a camera not `camera_named` by the user is
+    missing rather than failed when it is not there."""
+    checks = [check_camera(str(camera), camera_named)] if camera is not None else []
     checks += check_port(port, machine) if port else check_ports()
     checks += [check_machine(machine)] if machine else \
         [check_machine(str(m)) for m in default_machines()]
@@ -185,7 +192,8 @@ def run_checks(camera="0", port=None, machine=None, calibration=None) -> list[Ch
 def report(checks: list[Check]) -> str:
     lines = []
     for c in checks:
-        lines.append(f"[{'ok' if c.ok else 'FAIL'}] {c.name}: {c.detail}")
+        mark = "ok" if c.ok else "missing" if c.missing else "FAIL"
+        lines.append(f"[{mark}] {c.name}: {c.detail}")
         if c.fix:
             lines.append(f"       fix: {c.fix}")
     return "\n".join(lines)

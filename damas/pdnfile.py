@@ -55,6 +55,12 @@ def earlier_games(path: str | Path, resumed: Game | None = None) -> str:
     return text
 
 
+def games_in(text: str) -> int:
+    """How many games a PDN text holds, by their Event tags (every game we write has one;
+    counting them needs no parse, so a damaged earlier game still counts)."""
+    return sum(1 for line in text.splitlines() if line.lstrip("\ufeff").startswith("[Event "))
+
+
 def after(earlier: str, pdn: str) -> str:
     """A game's PDN written after earlier games."""
     return f"{earlier.rstrip()}\n\n{pdn}" if earlier.strip() else pdn

@@ -58,7 +58,7 @@ class PlaySession:
                  out: Callable[[str], object] = print, display: Display | None = None,
                  stop: Callable[[], bool] = lambda: False, timer: Timer | None = None,
                  on_move: Callable[[int, str, str], object] | None = None,
-                 earlier: str = ""):
+                 earlier: str = "", board_every: int = 1):
         self.o = options
         self.variant = get_variant(options.variant)
         self.watch = watch
@@ -73,6 +73,10 @@ class PlaySession:
         self.stop = stop
         self.timer: Timer = timer or (lambda part: nullcontext())  # where the time goes
         self.on_move = on_move  # (ply, notation, "machine" or "person") once it is recorded
+        # the board is printed every this many plies, with the moves since (0: never)
+        self.board_every = board_every
+        self.unprinted: list[tuple[int, str]] = []  # (ply, notation) since the last board
+        self.pdn_text = ""  # this game's PDN as last written (the file holds earlier ones)
         self.engine = None
         self.replay = replay  # the journal's game this session resumes
         game = replay.game if replay is not None else None
@@ -103,6 +107,8 @@ class PlaySession:
     # --- the whole game -----------------------------------------------------------------
 
     def run(self) -> Game:
+        if self.display is not None:  # a kiosk's next game: the last one's result goes
+            self.display.update(result=None, reason=None)
         if self.replay is not None:  # the game so far, whole: later resumes start here
             self.journal.write(self.replay.resumed_event())
         else:
@@ -146,6 +152,9 @@ class PlaySession:
         reason = outcome.reason if outcome else self.ended
         self.journal.write(ev.GameEnd(result, reason, self.game.ply))
         self._write_pdn(result)
+        self._print_board(final=True)
+        if self.display is not None:
+            self.display.update(result=result, reason=reason)
         self._status(f"game over: {result} ({reason})")
 
     # --- seeing ---------------------------------------------------------------------------
@@ -188,16 +197,17 @@ class PlaySession:
                                              by="machine" if by_machine else "person"))
             self._write_pdn()
             by = "machine" if by_machine else "person"
-            self._status(f"{numbered(event.ply, event.notation)}  ({by})")
-            self.out(self.tracker.position.diagram())
+            line = f"{numbered(event.ply, event.notation)}  ({by})"
+            self._status(line, echo=self.board_every == 1)
+            self.unprinted.append((event.ply, event.notation))
+            self._print_board()
             if self.on_move is not None:
                 self.on_move(event.ply, event.notation, by)
         else:
             self.journal.write(ev.Tracked(event, keep_move=False))
             if event.kind == "irregular":
                 self.mover.show(event.squares, event.message_en)
-                self._status(f"irregular ({event.article}): {event.message_en}; "
-                             f"squares {list(event.squares)}")
+                self._status(irregular_line(event))
             elif event.kind == "restored":
                 self.mover.clear()
                 self._status("the board is right again")
@@ -232,9 +242,10 @@ class PlaySession:
         notation = position.notation(move)
         self.journal.write(ev.EngineMove(notation))
         self.arrow = {"path": list(move.path)}  # on the page until the move is seen made
-        # on the page while the robot moves; printed once, when the camera has seen it
+        # the page's status while the robot moves; the move is printed and logged once,
+        # when the camera has seen it played
         self._status(f"{numbered(self.game.ply + 1, notation)}: the machine plays",
-                     echo=False)
+                     echo=False, log=False)
         self._robot(lambda: self.mover.play(move))
         self._confirm(move, position)
 
@@ -398,7 +409,7 @@ class PlaySession:
         pg = PdnGame.from_game(self.game, **self._tags())
         if result:
             pg.result = result
-        text = write_pdn(pg)
+        text = self.pdn_text = write_pdn(pg)
         atomic_write_text(self.pdn_path, after(self.earlier, text))
         if self.display is not None:
             self.display.set_pdn(text)
@@ -416,13 +427,28 @@ class PlaySession:
             return None
         turn = self.game.position.turn
         used = dict(self.used)
-        if self.game.outcome() is None:
+        over = self.game.outcome() is not None or self.ended is not None  # a limit, a stop
+        if not over:
             used[turn] += max(0.0, self.now - self.turn_since)
         return {"white": round(used[WHITE], 1), "black": round(used[BLACK], 1),
-                "running": None if self.game.outcome() else SIDE_NAMES[turn],
+                "running": None if over else SIDE_NAMES[turn],
                 "counting": "up"}
 
-    def _status(self, line: str, echo: bool = True) -> None:
+    def _print_board(self, final: bool = False) -> None:
+        """The moves since the last board, then the board, every `board_every` plies (at
+        1: each move's line and the board, as `damas play` shows a game)."""
+        if not self.unprinted or self.board_every <= 0:
+            return
+        if not final and self.game.ply % self.board_every:
+            return
+        if self.board_every > 1:
+            self.out(move_list(self.unprinted))
+        self.unprinted = []
+        self.out(self.tracker.position.diagram())
+
+    def _status(self, line: str, echo: bool = True, log: bool = True) -> None:
+        """The session's state in a line: printed (`echo`), the page's status and, with
+        `log`, a line of the page's event log."""
         if echo:
             self.out(line)
         if self.display is not None:
@@ -430,7 +456,26 @@ class PlaySession:
 
             self.display.update(**game_view(self.game), status=line, arrow=self.arrow,
                                 tags=self._tags(), clocks=self._clocks())
-            self.display.log(line)
+            if log:
+                self.display.log(line)
+
+
+def irregular_line(event) -> str:
+    """An irregular move in a line: the article and the message, which names the squares
+    itself when they matter (then they are not said twice)."""
+    line = f"irregular ({event.article}): {event.message_en}"
+    if event.squares and "(squares" not in event.message_en:
+        line += f" Squares {', '.join(map(str, event.squares))}."
+    return line
+
+
+def move_list(plies: list[tuple[int, str]]) -> str:
+    """Plies numbered as a PDN move text: `1. 32-28 19-23 2. 37-32`, `5... 19-23 6. ...`
+    when the list begins with the second mover."""
+    words = []
+    for k, (ply, notation) in enumerate(plies):
+        words.append(numbered(ply, notation) if ply % 2 or k == 0 else notation)
+    return " ".join(words)
 
 
 def numbered(ply: int, notation: str) -> str:

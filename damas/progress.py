@@ -55,7 +55,8 @@ class Progress:
     def _line(self) -> None:
         of = f" of {self.total:,}" if self.total else ""
         note = f" ({self.note})" if self.note else ""
-        print(f"{self.what}: {self.done:,}{of} {self.unit}s{note}", file=self.stream,
+        units = "plies" if self.unit == "ply" else f"{self.unit}s"
+        print(f"{self.what}: {self.done:,}{of} {units}{note}", file=self.stream,
               flush=True)
 
     def close(self) -> None:

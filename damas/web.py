@@ -51,7 +51,8 @@ class Display:
         self._state: dict = {"status": "starting", "squares": {}, "moves": [], "size": 10,
                              "clocks": None, "evaluation": None, "events": [], "frame": 0,
                              "tags": {}, "variant": None, "last": None, "arrow": None,
-                             "history": [], "first_ply": 0, "actions": []}
+                             "history": [], "first_ply": 0, "first_mover": "white",
+                             "result": None, "reason": None, "actions": []}
         self._frame: bytes | None = None
         self._pdn: str | None = None
         self.actions: dict[str, Callable[[], None]] = {}
@@ -342,7 +343,7 @@ class WebServer:
 def game_view(game) -> dict:
     """The display fields of a game: the board as the rules number it, the position after
     every move, the moves, the last one, and how PDN numbers them."""
-    from damas.rules import geometry
+    from damas.rules import WHITE, geometry
 
     v = game.variant
     g = geometry(v.size)
@@ -354,7 +355,8 @@ def game_view(game) -> dict:
             "moves": game.notations(), "plies": plies, "last": plies[-1] if plies else None,
             # PDN numbers a move pair from the variant's first mover: "1... 19-23" when
             # the game starts with the other side to move
-            "first_ply": 0 if game.start.turn == v.first_to_move else 1}
+            "first_ply": 0 if game.start.turn == v.first_to_move else 1,
+            "first_mover": "white" if v.first_to_move == WHITE else "black"}
 
 
 def white_men(score: int | None, side_to_move) -> float | str | None:

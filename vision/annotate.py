@@ -9,8 +9,18 @@ import numpy as np
 from .board import BoardPose, square_centres
 from .read import Reading
 
-COLOURS = {"e": (160, 160, 160), "w": (255, 255, 255), "b": (40, 40, 40),
+# each label's fill (BGR): an empty square's number in amber, a piece's in its colour,
+# an unsure square's in red
+COLOURS = {"e": (0, 220, 255), "w": (255, 255, 255), "b": (40, 40, 40),
            "W": (255, 255, 255), "B": (40, 40, 40), "?": (0, 0, 255)}
+
+
+def outline(fill: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The stroke around a label: black around a light fill, white around a dark one, so
+    one of the two stands out on any piece or square (a black man's label was black on
+    black)."""
+    b, g, r = fill
+    return (0, 0, 0) if 0.114 * b + 0.587 * g + 0.299 * r > 110 else (255, 255, 255)
 
 
 def annotate(image: np.ndarray, pose: BoardPose, reading: Reading | None = None) -> np.ndarray:
@@ -39,7 +49,7 @@ def annotate(image: np.ndarray, pose: BoardPose, reading: Reading | None = None)
             text += value
         colour = COLOURS[value]
         org = (int(x - step * 0.25), int(y + step * 0.1))
-        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
-        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale,
-                    colour if value != "e" else (0, 220, 255), 1, cv2.LINE_AA)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, outline(colour), 3,
+                    cv2.LINE_AA)
+        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
     return out

@@ -40,6 +40,11 @@ def register(sub) -> None:
                    help="read the simulated camera through this calibration folder (made "
                         "from the simulated table's start position when it has none)")
     p.add_argument("--json", action="store_true", help="print only a JSON summary")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the summary (no boards, PDN or event log)")
+    p.add_argument("--board-every", type=count, default=20, metavar="N",
+                   help="print the moves and the board every N plies (default 20; 1: "
+                        "after every move)")
     p.add_argument("--config", help="TOML file with defaults for these options")
     p.set_defaults(run=run_demo)
 
@@ -55,32 +60,55 @@ def run_demo(args) -> int:
     journal = session_file(args.journal, args.data_dir, "demo.jsonl")
     check_outputs({"journal": journal, "PDN": args.pdn or journal.with_suffix(".pdn"),
                    "video": args.video})  # before any move
+    quiet = args.quiet or args.json
     options = DemoOptions(variant=args.variant, level=args.level, seed=args.seed,
                           games=args.games, max_plies=args.max_plies, human=args.human,
                           robot=args.robot, irregular_rate=args.irregular_rate,
                           journal=str(journal), pdn=args.pdn, video=args.video,
-                          resume=args.resume, calibration=args.calibration)
+                          resume=args.resume, calibration=args.calibration,
+                          board_every=0 if quiet else args.board_every)
     earlier = len(read_journal(journal)) if journal.exists() else 0  # other runs' events
     display, server = serve_page(args.web, args.host)
-    # with --json the progress is all there is to see until the end; otherwise the board
-    # after every ply is, and plain progress lines would only repeat it
+    # with --json the progress is all there is to see until the end (a line every 10 s
+    # off a terminal); otherwise the boards are, or (--quiet) only the bar on a terminal,
+    # which goes as the summary comes
     with Progress("demo", unit="ply", every=10.0 if args.json else float("inf")) as progress:
-        out = (lambda *a: None) if args.json else progress.write
+        out = (lambda *a: None) if quiet else progress.write
         demo = Demo(options, out=out, display=display,
                     on_move=lambda game, ply, notation, by: progress.update(
                         1, f"game {game} of {args.games}, {numbered(ply, notation)}"))
         try:
             report = demo.run()
-        finally:
+        except BaseException:
             if server is not None:
                 server.stop()
+            raise
     summary = report.summary()
     if args.json:
         print(json.dumps(summary))
     else:
-        _print_record(summary["pdn"], summary["journal"], earlier)
+        if not args.quiet:
+            _print_record([g.pdn_text for g in report.games], summary["journal"], earlier)
         print(describe(summary))
+    if server is not None:
+        _serve_until_interrupted(server)
     return 0 if summary["misrecognised"] == 0 else 1
+
+
+def _serve_until_interrupted(server) -> None:
+    """The page stays with the result and the final position until Ctrl-C: a person who
+    opens it late still sees how the game ended."""
+    import threading
+
+    sys.stdout.flush()
+    print(f"the game is over; the live page stays at {server.url} with the result and "
+          "the final position: Ctrl-C to stop", file=sys.stderr, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
 
 
 # what each part of the time split is
@@ -106,7 +134,11 @@ def describe(summary: dict) -> str:
     for part, seconds in sorted(split.items(), key=lambda kv: -kv[1]):
         share = 100 * seconds / wall
         lines.append(f"  {PARTS.get(part, part):<32} {seconds:8.1f} s  {share:5.1f} %")
-    lines.append(f"PDN: {summary['pdn']}")
+    rounds = summary.get("rounds") or []
+    which = (f"round {rounds[0]}" if len(rounds) == 1 else
+             f"rounds {rounds[0]}-{rounds[-1]}" if rounds else "no game")
+    lines.append(f"PDN: {summary['pdn']} ({which}; the file keeps every demo game, "
+                 "each run's rounds counting on)")
     lines.append(f"journal: {summary['journal']}")
     return "\n".join(lines)
 
@@ -117,14 +149,14 @@ def numbered(ply: int, notation: str) -> str:
     return numbered(ply, notation)
 
 
-def _print_record(pdn: str | None, journal: str, earlier: int) -> None:
-    """The PDN, then this run's notable events (every event stays in the journal)."""
-    from pathlib import Path
-
+def _print_record(pdns: list[str], journal: str, earlier: int) -> None:
+    """This run's games' PDN (the file keeps earlier runs' games too), then this run's
+    notable events (every event stays in the journal)."""
     from damas.journal import read_journal
 
-    if pdn and Path(pdn).exists():
-        print("\n" + Path(pdn).read_text(encoding="utf-8"))
+    for text in pdns:
+        print("\n" + text.rstrip())
+    print()
     notable = ("game-start", "tracker-irregular", "tracker-restored", "mismatch", "shown",
                "robot-fault", "paused", "continued", "misrecognised", "game-end", "resumed")
     events = read_journal(journal)[earlier:]

@@ -23,18 +23,35 @@ def one_line_error(capsys) -> str:
     return err[0]
 
 
-def test_no_command_prints_the_usage_and_version_is_known():
+def test_no_command_prints_an_overview_and_version_is_known():
     none = subprocess.run([sys.executable, "-m", "damas"], capture_output=True, text=True,
                           timeout=60)
-    assert none.returncode == 2
-    assert none.stderr.startswith("usage: damas") and "demo" in none.stderr
-    assert "the following arguments are required" not in none.stderr
+    assert none.returncode == 0 and none.stderr == ""
+    lines = none.stdout.splitlines()
+    assert lines[0].startswith("damas: a controller for physical draughts boards")
+    assert "damas demo" in lines[2] and "start here" in lines[2]
+    assert len(lines) < 15 and "damas --help" in lines[-1]
     version = subprocess.run([sys.executable, "-m", "damas", "--version"],
                              capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout.startswith("damas 0.")
     group = subprocess.run([sys.executable, "-m", "damas", "calibrate"], capture_output=True,
                            text=True, timeout=60)
     assert group.returncode == 2 and "robot" in group.stderr and "markers" in group.stderr
+
+
+def test_help_lists_the_commands_by_use_play_record_kiosk_then_tools(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    titles = [line for line in text.splitlines() if line.endswith(":") and
+              not line.startswith(" ")]
+    assert titles == ["play against the machine:", "record tournament games:",
+                      "run a kiosk:", "tools:", "options:"]
+    listed = [line.split()[0] for line in text.splitlines() if line.startswith("  ")
+              and not line.startswith("   ") and not line.lstrip().startswith("-")]
+    assert listed[:5] == ["demo", "play", "record", "broadcast", "kiosk"]
+    assert listed[5] == "doctor" and "bench" in listed and len(listed) == len(set(listed))
 
 
 @pytest.mark.parametrize("argv, says", [

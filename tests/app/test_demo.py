@@ -92,7 +92,8 @@ def test_the_summary_says_plies_and_moves_seconds_and_shares_and_where_the_pdn_i
                      "seconds_per_move": 4.17, "robot": "sim-firmware",
                      "time_split": {"render": 124.5, "vision": 8.25, "robot": 14.0,
                                     "engine": 0.25, "tracker": 0.0},
-                     "pdn": "/data/damas/demo.pdn", "journal": "/data/damas/demo.jsonl"})
+                     "pdn": "/data/damas/demo.pdn", "journal": "/data/damas/demo.jsonl",
+                     "rounds": [4]})
     lines = text.splitlines()
     assert lines[0] == ("1 international game: 72 plies (36 moves in PDN numbering); "
                         "result 2-0")
@@ -100,7 +101,9 @@ def test_the_summary_says_plies_and_moves_seconds_and_shares_and_where_the_pdn_i
     assert lines[3].split() == ["rendering", "the", "simulated", "camera", "124.5", "s",
                                 "83.0", "%"]
     assert ["other", "3.0", "s", "2.0", "%"] in [line.split() for line in lines]
-    assert lines[-2:] == ["PDN: /data/damas/demo.pdn", "journal: /data/damas/demo.jsonl"]
+    assert lines[-2:] == ["PDN: /data/damas/demo.pdn (round 4; the file keeps every demo "
+                          "game, each run's rounds counting on)",
+                          "journal: /data/damas/demo.jsonl"]
 
 
 def test_a_second_demo_adds_its_game_to_the_pdn_as_the_journal_does(tmp_path):
@@ -120,7 +123,7 @@ def test_a_second_demo_adds_its_game_to_the_pdn_as_the_journal_does(tmp_path):
     games = read_pdn((tmp_path / "j.pdn").read_text())
     starts = [i for i, e in enumerate(read_journal(journal)) if e["kind"] == "game-start"]
     assert len(games) == len(starts) == 3
-    assert [g.tags["Round"] for g in games] == ["1", "1", "2"]
+    assert [g.tags["Round"] for g in games] == ["1", "2", "3"]  # rounds count on
     moves = [e["notation"] for e in read_journal(journal) if e["kind"] == "move"]
     assert [m for g in games for m in g.game.notations()] == moves
     assert (tmp_path / "j.pdn").stat().st_mode & 0o777 == 0o644

@@ -70,3 +70,96 @@ def test_clicking_through_a_running_demo_game(tmp_path):
         proc.kill()
         proc.wait(timeout=30)
         browser.quit()
+
+
+def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
+    """After the game the page keeps the result and the final position (read back from a
+    screenshot), the log ends with the game's end, and Ctrl-C stops the server cleanly."""
+    import signal
+
+    import cv2
+    import numpy as np
+
+    from damas.rules.pdn import read_pdn
+    from damas.web import game_view
+
+    from .test_web import board_in_screenshot
+
+    browser = open_browser()
+    journal = tmp_path / "j.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "damas", "demo", "--variant", "english",
+                             "--seed", "3", "--max-plies", "7", "--robot", "sim-python",
+                             "--journal", str(journal), "--web", "0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert line.startswith("live page: "), line
+        browser.get(line.split(": ", 1)[1].strip())
+        wait = WebDriverWait(browser, 240)
+        wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-result"))
+        # the game is over and the server still answers: its line says so
+        told = proc.stderr.readline()
+        while "the live page stays" not in told:
+            assert told, "the demo ended without saying the page stays"
+            told = proc.stderr.readline()
+        assert "Ctrl-C" in told and proc.poll() is None
+        browser.refresh()  # a person who opens the page late sees the end too
+        wait.until(lambda d: d.find_element(By.ID, "result").is_displayed())
+        assert browser.find_element(By.ID, "result").text == "Result * (move limit)"
+        (game,) = read_pdn((tmp_path / "j.pdn").read_text(), "english")
+        final = game.game
+        assert len(final.moves) == 7
+        assert board_shown(browser) == final.position.pieces()
+        assert board_in_screenshot(browser, 8, game_view(final)["layout"]) == \
+            {sq: p for sq, p in final.position.pieces().items()} | \
+            {sq: "e" for sq in range(1, 33) if sq not in final.position.pieces()}
+        # the event log shows its newest entry, the end; each machine move once
+        log = browser.execute_script(
+            "const e = document.getElementById('events'); return [e.scrollTop + "
+            "e.clientHeight - e.scrollHeight, e.scrollHeight > e.clientHeight, "
+            "[...e.querySelectorAll('li')].map(li => li.textContent)]")
+        gap, overflows, entries = log
+        assert overflows and abs(gap) <= 1
+        assert entries[-1] == "game over: * (move limit)"
+        machine = [e for e in entries if "machine" in e]
+        assert machine and all(e.endswith("(machine)") for e in machine)
+        assert len(machine) == len(set(machine))
+        # labels: clocks count time used, the evaluation is White's, Black moves first
+        assert browser.find_element(By.CSS_SELECTOR, "#clock-white small").text == \
+            "White · time used"
+        for side in ("white", "black"):  # stopped: the game is over
+            assert "running" not in browser.find_element(By.ID, f"clock-{side}") \
+                .get_attribute("class")
+        assert "White's side" in browser.find_element(By.ID, "eval-row").text
+        head = browser.find_elements(By.CSS_SELECTOR, "#moves .head span")
+        assert [h.text for h in head] == ["move", "Black", "White"]
+        # the scrollbars are the theme's: the event log's thumb and track are dark
+        shot = tmp_path / "finished.png"
+        browser.save_screenshot(str(shot))
+        image = cv2.imread(str(shot))
+        rect = browser.execute_script(
+            "const r = document.getElementById('events').getBoundingClientRect();"
+            "return [r.right, r.top, r.bottom, window.devicePixelRatio]")
+        right, top, bottom, ratio = rect
+        bar = image[int(top * ratio) + 2:int(bottom * ratio) - 2,
+                    int((right - 4) * ratio):int((right - 1) * ratio)]
+        assert bar.size and bar.max() < 128, bar.reshape(-1, 3).max(axis=0)
+        banner = browser.find_element(By.ID, "result").rect
+        x, y = int((banner["x"] + 3) * ratio), int((banner["y"] + 3) * ratio)
+        assert np.abs(image[y, x].astype(int) - (0xb6, 0x6f, 0x3d)).max() < 12  # BGR
+        # the camera view enlarges on a click, and a second click puts it back
+        frame = browser.find_element(By.ID, "frame")
+        small = frame.size["width"]
+        frame.click()
+        wait.until(lambda d: frame.size["width"] > 2 * small)
+        frame.click()
+        wait.until(lambda d: frame.size["width"] == small)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        assert out.splitlines()[0].startswith("1 english game: 7 plies")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+        browser.quit()

@@ -60,6 +60,20 @@ def test_doctor_command_exit_status(tmp_path):
     assert proc.stdout.count("[FAIL]") == 2 and "[ok] machine file" in proc.stdout
 
 
+def test_doctor_without_hardware_says_what_is_missing_and_suggests_the_demo():
+    """Nothing plugged in is not a failure: status 0, each missing device named, and the
+    way to try damas without any."""
+    proc = subprocess.run([sys.executable, "-m", "damas", "doctor"], capture_output=True,
+                          text=True, timeout=120)
+    if "[missing]" not in proc.stdout:
+        pytest.skip("this machine has a camera and a USB serial port")
+    assert proc.returncode == 0, proc.stdout
+    assert "[FAIL]" not in proc.stdout
+    summary = [line for line in proc.stdout.splitlines() if "checks passed" in line]
+    assert summary and "missing (" in summary[0]
+    assert "damas demo" in proc.stdout.splitlines()[-1]
+
+
 def test_doctor_by_default_checks_the_config_folder_quietly(tmp_path):
     """No option: camera 0, the USB ports only, the config folder's machine files and
     calibration besides the shipped examples; no OpenCV warnings on the way."""
@@ -86,7 +100,7 @@ def test_config_file_sets_defaults_and_flags_win(tmp_path, capsys):
     out = parse(["demo", "--config", str(cfg), "--lev", "3"])  # abbreviated: still a flag
     assert (out.variant, out.level, out.seed) == ("english", 3, 9)
     # top-level keys go to the commands that have them: doctor has no --robot
-    assert parse(["doctor", "--config", str(cfg)]).camera == "0"
+    assert parse(["doctor", "--config", str(cfg)]).camera is None  # camera 0, not named
     assert parse(["record", "--config", str(cfg)]).time_control.increment == 3
     cfg.write_text('colour = "red"\n')
     with pytest.raises(ConfigError, match="unknown option 'colour'"):

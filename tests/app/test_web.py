@@ -188,7 +188,8 @@ def test_page_shows_the_game_and_follows_pushed_updates(served, browser):
     assert browser.find_element(By.ID, "meta").text == "Club night · round 3 · international"
     assert browser.find_element(By.ID, "evaluation").text == "-0.35"  # White's side, men
     # PDN numbering, the current move marked
-    rows = [r.text.split() for r in browser.find_elements(By.CSS_SELECTOR, "#moves .row")]
+    rows = [r.text.split() for r in
+            browser.find_elements(By.CSS_SELECTOR, "#moves .row:not(.head)")]
     assert rows == [["1.", "32-28", "19-23"], ["2.", "28x19", "14x23"]]
     assert browser.find_element(By.CSS_SELECTOR, "#moves .current").text == "14x23"
     # the board, as the SVG says and as the pixels say
