@@ -294,8 +294,10 @@ class Tracker:
             after, said = self._unfinished[1], "unfinished"
         else:
             return []
-        return [Hypothesis(h.masks, "answer" if h.kind == "move" else "answer-under-way",
-                           f"{said}, then {h.label}", h.board) for h in moves_of(after)]
+        kinds = (("answer", "answer-under-way") if isinstance(verdict, Complete)
+                 else ("answer-unfinished", "answer-unfinished"))
+        return [Hypothesis(h.masks, kinds[h.kind != "move"], f"{said}, then {h.label}",
+                           h.board) for h in moves_of(after)]
 
     def _explain(self, events: list[Event]) -> list[Event]:
         """Moves, irregularities and pending moves say how sure the board was: the

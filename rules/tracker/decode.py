@@ -42,8 +42,10 @@ AS_READ = 25.0  # the board exactly as read: anything else no rule allows
 # the opponent already answering a move not yet settled: rarer, the more so under way
 ANSWER = 2.0
 ANSWER_UNDER_WAY = 4.0
+# an answer to a move left unfinished makes that move an irregularity: as rare as one
 PRIORS = {"same": 0.0, "move": 0.0, "standing": 0.0, "partial": PARTIAL, "start": START,
-          "answer": ANSWER, "answer-under-way": ANSWER_UNDER_WAY}
+          "answer": ANSWER, "answer-under-way": ANSWER_UNDER_WAY,
+          "answer-unfinished": IRREGULAR}
 MARGIN = 2.0  # a board is committed to only when it beats every other by this much
 BEAM = 40.0  # hypotheses further behind the best are forgotten
 BEAM_SIZE = 48
@@ -74,7 +76,8 @@ def square_costs(p: Sequence[float] | None) -> tuple[float, ...]:
 UNREAD_COSTS = (0.0,) * N
 
 
-LEGAL = frozenset(("same", "move", "partial", "start", "answer", "answer-under-way"))
+LEGAL = frozenset(("same", "move", "partial", "start", "answer", "answer-under-way",
+                   "answer-unfinished"))
 # the legal boards an irregular action is tried on: one step from the position (a story of
 # an answer and an action more is too free: it explains a misread square as well)
 ONE_STEP = frozenset(("move", "partial"))
