@@ -182,15 +182,24 @@ def _png(path: Path, width: int, height: int) -> None:
         ">IIBBBBB", width, height, 8, 0, 0, 0, 0)) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
 
 
-def _peak_mb(args) -> tuple[subprocess.CompletedProcess, float]:
-    """The command's result and its own peak memory (this child's, from wait4)."""
-    proc = subprocess.Popen([sys.executable, "-m", "damas", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    done = subprocess.CompletedProcess(args, proc.returncode, proc.stdout.read(),
-                                       proc.stderr.read())
-    return done, usage.ru_maxrss / 1024
+# the command run as `damas` would run it, then its own peak memory (VmHWM: of this
+# process's memory map only; ru_maxrss from wait4 would also count the pytest process it
+# was forked from, hundreds of MB late in a whole test run)
+_PEAK = ("import atexit, sys\n"
+         "def peak():\n"
+         "    kb = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+         "    open(sys.argv[1], 'w').write(kb)\n"
+         "atexit.register(peak)\n"
+         "from damas.cli import main\n"
+         "sys.exit(main(sys.argv[2:]))\n")
+
+
+def _peak_mb(args, tmp_path: Path) -> tuple[subprocess.CompletedProcess, float]:
+    """The command's result and its own peak memory in MB."""
+    peak = tmp_path / "peak.kb"
+    done = subprocess.run([sys.executable, "-c", _PEAK, str(peak), *args],
+                          capture_output=True, text=True, timeout=300)
+    return done, int(peak.read_text()) / 1024
 
 
 @pytest.mark.parametrize("side", [20000, 40000])
@@ -204,7 +213,7 @@ def test_read_checks_the_pixel_count_before_decoding(tmp_path, side):
         data[20:24] = struct.pack(">I", 40000)
         data[29:33] = struct.pack(">I", zlib.crc32(bytes(data[12:29])))
         image.write_bytes(bytes(data))
-    proc, peak = _peak_mb(["read", str(image)])
+    proc, peak = _peak_mb(["read", str(image)], tmp_path)
     _one_line(proc, f"{side} x {side} pixels", "50 megapixels")
     assert peak < 500
 
