@@ -294,10 +294,13 @@ class Tracker:
             after, said = self._unfinished[1], "unfinished"
         else:
             return []
-        kinds = (("answer", "answer-under-way") if isinstance(verdict, Complete)
-                 else ("answer-unfinished", "answer-unfinished"))
-        return [Hypothesis(h.masks, kinds[h.kind != "move"], f"{said}, then {h.label}",
-                           h.board) for h in moves_of(after)]
+        if isinstance(verdict, Complete):
+            return [Hypothesis(h.masks, "answer" if h.kind == "move" else "answer-under-way",
+                               f"{said}, then {h.label}", h.board) for h in moves_of(after)]
+        # after a move left unfinished, only an answer made: an opponent's piece gone
+        # beside it is as likely a piece taken off wrongly (5.4.12) as one lifted
+        return [Hypothesis(h.masks, "answer-unfinished", f"{said}, then {h.label}", h.board)
+                for h in moves_of(after) if h.kind == "move"]
 
     def _explain(self, events: list[Event]) -> list[Event]:
         """Moves, irregularities and pending moves say how sure the board was: the
@@ -452,7 +455,10 @@ class Tracker:
                 if self.policy is Policy.TOURNAMENT:
                     return _Accepting(answer.shape)
                 return _Unexplained(board)
-            waiting |= isinstance(answer, Partial)
+            # as above: an opponent's piece only gone may be one taken off wrongly
+            # (5.4.12); the opponent answering must be seen putting a piece down
+            waiting |= isinstance(answer, Partial) and any(
+                pr.piece and pr.piece != pr.shape.frm for pr in answer.progress)
         return _Waiting() if waiting else None
 
     def _judge_setup(self, board: Board):
