@@ -10,8 +10,9 @@ boards that follow; a board that really differs is not.
 >>> after = before.play(before.parse_move("11-15"))
 >>> check = MoveCheck(before, after)
 >>> seen = Observation.from_pieces(after.variant, after.pieces()).squares
->>> check.judge(Observation(seen[:20] + "b" + seen[21:]))  # the man on 21 misread
-'done'
+>>> misread = Observation(seen[:20] + "b" + seen[21:])  # the man on 21 read as black
+>>> [check.judge(misread) for _ in range(3)]  # in doubt until it has stayed done
+[None, None, 'done']
 >>> wrong = before.play(before.parse_move("11-16"))  # two squares: not a misread
 >>> MoveCheck(before, after).judge(Observation.from_pieces(after.variant, wrong.pieces()))
 'differs'
@@ -24,6 +25,8 @@ from .board import Observation
 from .decode import Decoder, Hypothesis
 from .hypotheses import expected
 
+SURE_AFTER = 3  # boards in a row a move seen done with a square read otherwise must stay
+
 
 class MoveCheck:
     def __init__(self, before: Position, after: Position):
@@ -32,16 +35,23 @@ class MoveCheck:
         self.done = Hypothesis(done.masks, "same", "the move done", done.board)
         unmoved = expected(before)
         self.unmoved = Hypothesis(unmoved.masks, "move", "nothing moved", unmoved.board)
+        self.streak = 0  # boards in a row that showed the move done
 
     def judge(self, observation: Observation) -> str | None:
-        """"done", "unmoved", "differs", or None while the boards leave it in doubt."""
+        """"done", "unmoved", "differs", or None while the boards leave it in doubt. A
+        board read otherwise on some square is done only once it has stayed done for
+        `SURE_AFTER` boards: a piece really left over (a capture forgotten) soon makes
+        the move's board lose, a misread that comes and goes does not."""
         frame = self.decoder.frame(observation.class_probabilities())
         choice = self.decoder.decide(frame, self.done, [self.unmoved])
         h = choice.hypothesis
+        if h is None or h.masks != self.done.masks:
+            self.streak = 0
         if h is None:
             return None
         if h.masks == self.done.masks:
-            return "done"
+            self.streak += 1
+            return "done" if not choice.disagree or self.streak >= SURE_AFTER else None
         if h.masks == self.unmoved.masks:
             return "unmoved"
         return "differs"

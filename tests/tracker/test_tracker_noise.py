@@ -26,7 +26,12 @@ def test_a_robot_move_seen_with_a_misread_square_is_done_and_a_wrong_one_is_not(
     seen = Observation.from_pieces(after.variant, after.pieces()).squares
     misread = seen[:31] + "b" + seen[32:]  # the man on 32 read as black
     check = MoveCheck(before, after)
-    assert [check.judge(Observation(misread)) for _ in range(3)] == ["done"] * 3
+    # a misread that comes and goes: done as soon as the board reads right
+    assert [check.judge(Observation(b)) for b in (misread, seen)] == [None, "done"]
+    # a forgotten capture, a piece left over, is never done
+    left = Observation.from_pieces(after.variant, {**after.pieces(), 24: "w"}).squares
+    check = MoveCheck(before, after)
+    assert "done" not in [check.judge(Observation(left)) for _ in range(6)]
     wrong = before.play(before.parse_move("33-29"))  # the robot put it on the next square
     check = MoveCheck(before, after)
     assert check.judge(Observation.from_pieces(after.variant, wrong.pieces())) == "differs"
