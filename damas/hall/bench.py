@@ -53,9 +53,7 @@ class _Caster:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def peak_mb(self) -> float:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        peak = re.search(r"VmHWM:\s+(\d+)", status)
-        return int(peak[1]) / 1024 if peak else float("nan")
+        return peak_mb(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -196,3 +194,10 @@ def _print(run: dict) -> None:
           f"{run['boards']}", flush=True)
     for error in run["errors"]:
         print(f"  {error}")
+
+
+def peak_mb(pid: int) -> float:
+    """A running process's peak memory (VmHWM), in MB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    peak = re.search(r"VmHWM:\s+(\d+)", status)
+    return int(peak[1]) / 1024 if peak else float("nan")

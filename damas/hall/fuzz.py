@@ -20,10 +20,10 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from damas.rules import Game
 
+from .bench import peak_mb
 from .board import BoardState
 from .mosquitto import Mosquitto
 from .sim import wait_until
@@ -221,9 +221,7 @@ class _Caster:
             return r.read().decode()
 
     def peak_mb(self) -> float:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        peak = re.search(r"VmHWM:\s+(\d+)", status)
-        return int(peak[1]) / 1024 if peak else float("nan")
+        return peak_mb(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
