@@ -165,7 +165,9 @@ class Frame:
 
 
 def _same_board(a: Board, b: Board) -> bool:
-    return (a.white, a.black, a.kings, a.known) == (b.white, b.black, b.kings, b.known)
+    """Two stories of one board: the same pieces where the same squares were read (which
+    of them are kings is the better story's to say, not a reason to wait)."""
+    return (a.white, a.black, a.known) == (b.white, b.black, b.known)
 
 
 def white_of(masks: Sequence[int]) -> int:

@@ -91,9 +91,10 @@ def test_any_order_of_changes_yields_exactly_the_move(gm, data):
 @FAST
 @given(game_and_move(), st.data())
 def test_one_misread_square_never_invents_a_move(gm, data):
-    """A legal move made with one square read wrong on the way or at the end: the game
-    outvotes the misread, so the move may be recorded, or the board taken as irregular
-    (the misread stays there), but no other move is ever recorded."""
+    """A legal move made with one square read wrong on the way or at the end (and on
+    every board after: a misread that stays): the game outvotes the misread, or takes the
+    board as irregular, or waits for boards that tell the stories apart, but no other
+    move is ever recorded."""
     game, move = gm
     after = game.position.play(move)
     order = list(data.draw(st.permutations(changes_of(game.position, after))))
@@ -108,7 +109,6 @@ def test_one_misread_square_never_invents_a_move(gm, data):
     events = feed(game, order)
     played = [e.move for e in events if e.kind == "move"]
     assert all(m == move for m in played), [e.to_dict() for e in events]
-    assert played or any(e.kind in ("irregular", "pending") for e in events)
 
 
 @settings(max_examples=150, deadline=None)
