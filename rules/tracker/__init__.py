@@ -42,7 +42,7 @@ from ..position import Position
 from ..variant import Variant
 from ..variant import variant as get_variant
 from .board import Board, Observation, ObservationError, dark_neighbours, read_board
-from .decode import Choice, Decoder, Hypothesis
+from .decode import BKING, WKING, Choice, Decoder, Hypothesis, hypothesis
 from .diagnose import Finding, History, diagnose, judge_unfinished
 from .events import (
     Accepted,
@@ -255,7 +255,7 @@ class Tracker:
         irregular variants are worth weighing too."""
         p = self.position
         base = expected(p)
-        start = start_of(p)
+        start = start_of(p.variant)
         candidates: list[Hypothesis] = []
         extra: list[Hypothesis] = []
         if self.mode is Mode.PLAY:
@@ -603,8 +603,6 @@ class Tracker:
 def _standing(p: Position, board: Board) -> Hypothesis:
     """The irregular board reported: what stands on the board until it is put right (a
     crown where the rules know a man is a crown, not a piece of either kind)."""
-    from .decode import BKING, WKING, hypothesis
-
     known = board.known
     white = board.white | (p.white & ~known)
     black = board.black | (p.black & ~known)

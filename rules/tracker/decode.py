@@ -55,7 +55,6 @@ STRUCTURED_BASES = 3  # the legal boards that irregular actions are tried on
 # king the rules know of, a piece just landed), a king (a crown where a man should be)
 EMPTY, WMAN, BMAN, WANY, BANY, WKING, BKING = range(7)
 N = 7
-WHITE_CLASSES = (WMAN, WANY, WKING)
 BLACK_CLASSES = (BMAN, BANY, BKING)
 READ_CLASS = (EMPTY, WMAN, BMAN, WKING, BKING)  # of each reading class e w b W B
 
@@ -101,13 +100,12 @@ class Hypothesis:
 
 
 def hypothesis(lay: Layout, white: int, black: int, kings: int, any_: int, kind: str,
-               label: str, known_kings: int | None = None) -> Hypothesis:
+               label: str) -> Hypothesis:
     """A board from its masks; `any_`: squares where a man or a king fits alike."""
     kingish = kings | any_
     masks = (lay.valid & ~(white | black), white & ~kingish, black & ~kingish,
              white & kingish, black & kingish, 0, 0)
-    seen_kings = kings if known_kings is None else known_kings
-    return Hypothesis(masks, kind, label, Board(white, black, seen_kings & (white | black),
+    return Hypothesis(masks, kind, label, Board(white, black, kings & (white | black),
                                                 lay.valid))
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from ..position import Position
+from ..variant import Variant
 from .chains import capture_nodes
 from .decode import Hypothesis, hypothesis
 from .match import Expectation, Shape
@@ -19,14 +20,16 @@ from .match import Expectation, Shape
 MAX_SUBSETS_OF = 5  # more captured pieces: only none, all, one off and one left
 
 
+@lru_cache(maxsize=64)
 def expected(position: Position) -> Hypothesis:
     lay = position.layout
     return hypothesis(lay, position.white, position.black, position.kings, 0, "same",
                       "nothing moved")
 
 
-def start_of(position: Position) -> Hypothesis:
-    s = Position.start(position.variant)
+@lru_cache(maxsize=4)
+def start_of(variant: Variant) -> Hypothesis:
+    s = Position.start(variant)
     return hypothesis(s.layout, s.white, s.black, s.kings, 0, "start", "the start position")
 
 
@@ -93,7 +96,7 @@ def _under_way(x: Expectation, s: Shape, king: bool):
             kings = (p.kings & ~s.frm & ~removed) | (piece if king else 0)
             label = f"{s.notation} under way"
             yield hypothesis(lay, white, black, kings, 0 if piece == s.frm else piece,
-                             "partial", label, known_kings=kings)
+                             "partial", label)
 
 
 @lru_cache(maxsize=64)
