@@ -112,7 +112,7 @@ class PlaySession:
         if self.replay is not None:  # the game so far, whole: later resumes start here
             self.journal.write(self.replay.resumed_event())
         else:
-            self.journal.write(ev.GameStart(self.variant.name, self.start.fen(),
+            self.journal.write(ev.GameStart(self.variant.name, self.game.start_fen,
                                             tags=dict(self.o.tags), engine=self.o.engine,
                                             machine=[SIDE_NAMES[s]
                                                      for s in self.o.machine_sides]))

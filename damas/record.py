@@ -20,7 +20,6 @@ squares) and nothing is recorded.
 from __future__ import annotations
 
 import math
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -35,6 +34,7 @@ from damas.vision.feed import CameraFeed, CameraLost
 
 from . import events as ev
 from .clock import Clock, TimeControl, clock_comment
+from .fromboard import ask_on_terminal, board_position
 from .journal import Journal, Replay, replay_last_game
 from .pause import retry_until
 
@@ -74,7 +74,7 @@ class Recorder:
         self.settle = settle
         # --from-board: the side to move in the position the camera will see first
         self.from_board = None if resume else from_board
-        self.confirm = confirm or _ask
+        self.confirm = confirm or ask_on_terminal
         self.started = False
         self.irregular = 0
         self._clock_asked = threading.Event()  # the page's clock button, from its thread
@@ -156,30 +156,19 @@ class Recorder:
         return self.tracker.game
 
     def _board_position(self, read: Callable[[], Any], settle) -> Occupancy:
-        """`--from-board`: the first board read whole is shown for the person to confirm
-        (or read again after they put it right); the record goes on from it."""
-        turn = ("white", "black").index(self.from_board or "white")
-        self.out(f"reading the board: {self.from_board} to move")
-        while True:
+        """`--from-board`: the record goes on from the board the person confirmed."""
+        def look() -> Occupancy | None:
             frame = read()
             if frame is None:
                 raise DamasError("the camera's frames ended before the whole board was read")
-            look = settle.look(frame)
-            reading = look.new
-            if reading is None or reading.unknown:
-                continue
-            try:
-                position = Position.from_pieces(self.variant, reading.pieces(), turn)
-            except DamasError as e:
-                self.out(f"the board cannot be played from: {e}")
-                continue
-            self.out(f"{position.diagram()}\nFEN {position.fen()}")
-            if self.confirm(position):
-                break
-            self.out("put the board right; reading it again")
+            new = settle.look(frame).new
+            return None if new is None else new.occupancy()
+
+        position, seen = board_position(look, self.variant.name, self.from_board or "white",
+                                        self.confirm, self.out)
         self.tracker = Tracker(self.variant, position.fen(), policy="tournament",
                                settle=self.settle)
-        return reading.occupancy()
+        return seen
 
     def record_boards(self, boards: Iterable[tuple[float, str]]) -> Game:
         """The record from settled boards as a perfect vision stage reads them: (time,
@@ -218,7 +207,7 @@ class Recorder:
             self._game_start(journal)
 
     def _game_start(self, journal: Journal) -> None:
-        journal.write(ev.GameStart(self.variant.name, self.tracker.position.fen(),
+        journal.write(ev.GameStart(self.variant.name, self.tracker.game.start_fen,
                                    tags=dict(self.tags), control=str(self.control),
                                    whole_tags=True))
 
@@ -375,12 +364,3 @@ def _clock_problem(move: dict) -> str | None:
     if not isinstance(move.get("clock_comment"), str):
         return "the clock comment"
     return None
-
-
-def _ask(position: Position) -> bool:
-    """On a terminal, the person says whether the board was read right; without one the
-    position is taken as read (and was printed)."""
-    if not sys.stdin.isatty():
-        return True
-    answer = input("start from this position? [Y/n] ").strip().lower()
-    return answer in ("", "y", "yes", "s", "sim")

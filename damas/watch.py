@@ -16,7 +16,7 @@ class EndOfFrames(DamasError):
 
 
 class VisionWatch:
-    def __init__(self, camera, size: int, known: Position, still_frames: int = 3,
+    def __init__(self, camera, size: int, known: Position | None, still_frames: int = 3,
                  on_frame=None, calibration: str | None = None):
         from damas.vision.pipeline import BoardReader
         from damas.vision.settle import SettleLoop

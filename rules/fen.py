@@ -1,7 +1,9 @@
 """FEN in the PDN 3.0 style: `W:W31-50:B1-20`, `B:WK4,31:B12-14,K40`.
 
 Side to move, then one section per colour (either may come first) listing squares, a `K`
-before a king, ranges `a-b` allowed. Trailing Lidraughts fields (`H0`, `F1`) are ignored.
+before a king, ranges `a-b` allowed. Of Lidraughts' trailing fields, `H` (plies since the
+material became a drawing ending: the ending rules' count) is read by `ending_plies`, and
+`F` (the move number) is ignored.
 Squares are numbers in ASCII digits; on 8x8 boards they may also be algebraic (`c3`), the
 way Brazilian files write them (PDN GameType 26), and Brazilian FENs are written so.
 A side never has more pieces than it starts with.
@@ -58,6 +60,16 @@ def parse_fen(text: str, variant: Variant,
     _check_men_rows(pieces, variant, text)
     _check_counts(pieces, variant, text)
     return turn, pieces
+
+
+def ending_plies(text: str) -> int:
+    """The FEN's `H` field, as Lidraughts writes it: plies played since the material on
+    the board became one of a draw rule's endings; 0 without one."""
+    for section in text.strip().strip('"').rstrip(".").split(":")[1:]:
+        section = section.strip()
+        if _COUNTER.fullmatch(section) and section[0] in "Hh":
+            return int(section[1:])
+    return 0
 
 
 def _squares(body: str, variant: Variant, text: str,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import IllegalMoveError
+from .fen import ending_plies as ending_plies_in
 from .move import Move
 from .position import Position
 from .variant import Color, DrawKind, DrawRule, Variant
@@ -35,12 +36,16 @@ NO_MOVES_ARTICLE = "002 §1; 003 §3"
 
 class Game:
     def __init__(self, variant: Variant | str = "international", fen: str | None = None,
-                 start: Position | None = None):
+                 start: Position | None = None, ending_plies: int = 0):
         v = get_variant(start.variant if start is not None else variant)
         if start is None:
             start = Position.from_fen(fen, v) if fen else Position.start(v)
+            ending_plies = ending_plies_in(fen) if fen else ending_plies
         self.variant = v
         self.start = start
+        # an adjourned game's plies in a drawing ending so far (the FEN's `H`); the
+        # king-move rules count afresh from the start position
+        self.ending_plies_before = ending_plies
         self.moves: list[Move] = []
         self.positions: list[Position] = [start]
         self._notations: list[str] = []
@@ -56,7 +61,13 @@ class Game:
     @property
     def is_setup(self) -> bool:
         """True when the game did not start from the variant's start position."""
-        return self.start != Position.start(self.variant)
+        return self.start != Position.start(self.variant) or self.ending_plies_before > 0
+
+    @property
+    def start_fen(self) -> str:
+        """The start position's FEN, with the ending count it began with (`H`)."""
+        fen = self.start.fen()
+        return f"{fen}:H{self.ending_plies_before}" if self.ending_plies_before else fen
 
     def legal_moves(self) -> list[Move]:
         return self.position.legal_moves()
@@ -122,9 +133,9 @@ class Game:
         run = -1
         for pos in reversed(self.positions):
             if tuple(sorted(pos.material())) not in endings:
-                break
+                return run
             run += 1
-        return run
+        return run + self.ending_plies_before  # the ending began before the start
 
     def __repr__(self) -> str:
         return f"Game({self.variant.name!r}, {len(self.moves)} moves, {self.position.fen()!r})"

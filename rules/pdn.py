@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from .errors import DamasError, PdnError
-from .fen import parse_fen
+from .fen import ending_plies, parse_fen
 from .game import Game
 from .gametype import read_gametype
 from .geometry import clip, geometry
@@ -215,14 +215,15 @@ class _Builder:
                 except DamasError as e:
                     self.fail(str(e), self.tag_offsets["GameType"])
                 v, self.numbers = gametype.variant, gametype.numbers
-            start = None
+            start, plies = None, 0
             if self.tags.get("FEN"):
                 try:
                     turn, pieces = parse_fen(self.tags["FEN"], v, self.numbers)
                     start = Position.from_pieces(v, pieces, turn)
+                    plies = ending_plies(self.tags["FEN"])
                 except DamasError as e:
                     self.fail(str(e), self.tag_offsets["FEN"])
-            self.game = Game(v, start=start)
+            self.game = Game(v, start=start, ending_plies=plies)
         return self.game
 
     def comment(self, text: str) -> None:
@@ -294,7 +295,7 @@ def _write_one(pg: PdnGame, width: int) -> str:
     tags["GameType"] = str(game.variant.gametype)  # our notation, whatever the file read had
     if game.is_setup:
         tags["SetUp"] = "1"
-        tags["FEN"] = game.start.fen()
+        tags["FEN"] = game.start_fen
     else:
         tags.pop("SetUp", None)
         tags.pop("FEN", None)

@@ -53,6 +53,9 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the journal's last game")
     p.add_argument("--fen", help="play from this position (an endgame to practise, an "
                                  "adjourned game): the board is set up to it first")
+    p.add_argument("--from-board", choices=("white", "black"), metavar="SIDE",
+                   help="play from the position the camera sees, with SIDE (white or "
+                        "black) to move; it is shown for you to confirm")
     p.set_defaults(run=run_play)
 
     p = sub.add_parser("kiosk", help="run unattended: attract play, visitors' games, "
@@ -112,8 +115,10 @@ def _simulated(args, position, **rates):
                            **rates)
 
 
-def _real(args, position):
-    """The camera, and the robot or LED grid, on real ports."""
+def _real(args, position, from_board=None):
+    """The camera, and the robot or LED grid, on real ports, and the position play starts
+    from: `position`, or with `from_board` (a function of the camera's watch) the one the
+    camera sees, read before the machine is told where its pieces stand."""
     from damas.movers import LedMover, RobotMover
     from damas.robot.grbl import GrblDriver
     from damas.robot.leds import LedGrid
@@ -127,6 +132,10 @@ def _real(args, position):
     if bool(args.robot) == bool(leds):
         raise DamasError("say what makes the machine's moves: --robot PORT or --leds PORT")
     size = position.variant.size
+    watch = VisionWatch(CameraFeed(str(args.camera)), size,
+                        known=None if from_board else position, calibration=args.calibration)
+    if from_board:
+        position = from_board(watch)
     if args.robot:
         machine = load_machine(args.machine) if args.machine else example_machine(size)
         mover = RobotMover(RobotSession.open(machine, args.robot, position))
@@ -134,12 +143,12 @@ def _real(args, position):
         driver = GrblDriver(leds, home=False, send_and_wait=True)
         driver.connect()
         mover = LedMover(LedGrid(driver, position.variant.squares), driver)
-    return VisionWatch(CameraFeed(str(args.camera)), size, known=position,
-                       calibration=args.calibration), mover
+    return watch, mover, position
 
 
 def run_play(args) -> int:
     from damas.files import check_outputs
+    from damas.fromboard import board_position
     from damas.journal import Journal, replay_last_game
     from damas.paths import session_file
     from damas.pdnfile import earlier_games
@@ -157,26 +166,34 @@ def run_play(args) -> int:
             print(f"damas: the journal is damaged: {replay.lost}", file=sys.stderr)
         game = replay.game
         args.variant = game.variant.name
-    if args.fen and args.resume:
-        raise DamasError("give --fen or --resume, not both")
+    if sum(bool(x) for x in (args.fen, args.from_board, args.resume)) > 1:
+        raise DamasError("give one of --fen, --from-board and --resume")
     start = (Position.from_fen(args.fen, args.variant) if args.fen
              else Position.start(args.variant))
     position = game.position if game is not None else start
     human = WHITE if args.human == "white" else BLACK
-    options = PlayOptions(variant=args.variant, engine=_engine_spec(args),
-                          movetime=args.movetime, machine_sides=(human.opponent,),
-                          settle=args.settle, max_plies=args.max_plies,
-                          tags={"White" if human == WHITE else "Black": "person"},
-                          fen=None if game is not None else args.fen)
+    engine = _engine_spec(args)
+
+    def from_board(watch) -> Position:
+        return board_position(watch.look, args.variant, args.from_board)[0]
+
     timing = {}
     world = None
-    if args.camera in SIM_CAMERAS:
+    if args.camera in SIM_CAMERAS:  # the simulated table stands at the start position
         world = _simulated(args, position)
         watch, close = world.watch, world.close
         mover, timing = world.mover, {"clock": world.clock, "wait": world.wait}
+        if args.from_board:
+            position = from_board(watch)
     else:
-        watch, mover = _real(args, position)
+        watch, mover, position = _real(args, position, from_board if args.from_board else None)
         close = mover.close
+    fen = args.fen or (position.fen() if args.from_board else None)
+    options = PlayOptions(variant=args.variant, engine=engine,
+                          movetime=args.movetime, machine_sides=(human.opponent,),
+                          settle=args.settle, max_plies=args.max_plies,
+                          tags={"White" if human == WHITE else "Black": "person"},
+                          fen=None if game is not None else fen)
     display, server = _display(args, watch)
     try:
         with Journal(journal_path) as journal:
@@ -232,7 +249,7 @@ def run_kiosk(args) -> int:
                                                              session)}
         close = world.close
     else:
-        watch, mover = _real(args, Position.start(args.variant))
+        watch, mover, _ = _real(args, Position.start(args.variant))
         close = mover.close
     display, server = _display(args, watch)
     out = (lambda *a: None) if args.json else print

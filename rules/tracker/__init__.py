@@ -143,7 +143,7 @@ class Tracker:
         position (or the start position)."""
         if game is not None:
             self.variant = game.variant
-            resumed = Game(game.variant, start=game.start)
+            resumed = Game(game.variant, start=game.start, ending_plies=game.ending_plies_before)
             for m in game.moves:
                 resumed.push(m)
         else:

@@ -46,7 +46,7 @@ class Record:
         head.update(tags)
         head["GameType"] = str(self.variant.gametype)
         if first.is_setup:
-            head["FEN"] = first.start.fen()
+            head["FEN"] = first.start_fen
         lines = [tag_line(name, value) for name, value in head.items()]
         words: list[str] = []
         number, interrupted = 1, True

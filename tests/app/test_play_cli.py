@@ -75,4 +75,22 @@ def test_play_from_a_fen_an_endgame_to_practise(tmp_path):
     assert len(game.game.notations()) == 4
     both = damas("play", "--camera", "sim-board", "--robot", "sim-python", "--fen", fen,
                  "--resume", "--journal", str(tmp_path / "j.jsonl"))
-    assert both.returncode == 2 and "--fen or --resume" in both.stderr
+    assert both.returncode == 2 and "one of --fen, --from-board and --resume" in both.stderr
+
+
+def test_play_from_the_board_reads_the_table_first(tmp_path):
+    """`play --from-board white` on the simulated table (which stands at the start): the
+    position read is printed, and play goes on from it; one start option only."""
+    pdn = tmp_path / "g.pdn"
+    proc = damas("play", "--camera", "sim-board", "--robot", "sim-python", "--variant",
+                 "english", "--level", "1", "--settle", "0.3", "--from-board", "white",
+                 "--max-plies", "2", "--journal", str(tmp_path / "j.jsonl"), "--pdn", str(pdn))
+    assert proc.returncode == 0, proc.stderr
+    assert "reading the board: white to move" in proc.stdout
+    white_first = "W:W21-32:B1-12"  # the start layout with White to move: set up
+    assert f"FEN {white_first}" in proc.stdout
+    (game,) = read_pdn(pdn.read_text(encoding="utf-8"))
+    assert game.tags["FEN"] == white_first and len(game.game.notations()) == 2
+    both = damas("play", "--camera", "sim-board", "--robot", "sim-python", "--from-board",
+                 "white", "--fen", "W:W21:B5")
+    assert both.returncode == 2 and "one of --fen, --from-board and --resume" in both.stderr

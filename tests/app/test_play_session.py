@@ -269,3 +269,34 @@ def test_a_dxp_engine_that_ends_the_game_ends_the_session_game(tmp_path):
     (end,) = [e for e in events if e["kind"] == "game-end"]
     assert session.game.ply == 2 and "ended the game" in end["reason"]
     assert not [e for e in events if e["kind"] == "paused"]
+
+
+def test_play_goes_on_from_the_board_the_camera_sees(tmp_path):
+    """`play --from-board`: a table left mid-game is read, shown, confirmed (the first read
+    is turned down, as a person who sees a square read wrong would), and the game goes on
+    from it, the machine answering, the PDN starting from it."""
+    from damas.fromboard import board_position
+    from damas.rules import Position
+
+    adjourned = Position.from_fen("W:W21,22,25,30,31:B5,9,10,14", "english")
+    world = simulated_world("english", position=adjourned)
+    shown, said = [], []
+    answers = iter([False, True])
+    try:
+        position, seen = board_position(world.watch.look, "english", "white",
+                                        lambda p: shown.append(p) or next(answers),
+                                        said.append)
+        assert shown == [adjourned, adjourned] and position == adjourned
+        assert "put the board right; reading it again" in said
+        options = PlayOptions(variant="english", engine="builtin:level=1", settle=0.3,
+                              max_plies=3, fen=position.fen())
+        with Journal(tmp_path / "play.jsonl") as journal:
+            session = PlaySession(options, world.watch, world.mover, journal,
+                                  tmp_path / "play.pdn", clock=world.clock, wait=world.wait,
+                                  out=lambda *a: None)
+            world.visitor.join((WHITE,), session)
+            session.run()
+    finally:
+        world.close()
+    (game,) = read_pdn((tmp_path / "play.pdn").read_text(encoding="utf-8"))
+    assert game.tags["FEN"] == adjourned.fen() and len(game.game.notations()) == 3

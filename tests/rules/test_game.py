@@ -104,3 +104,24 @@ def test_endgame_count_starts_when_the_material_arises():
     game = Game("international", fen="W:WK46,K47:BK3,K4")
     quiet_king_walk(game, 12)
     assert game.outcome() is None
+
+
+def test_an_adjourned_ending_goes_on_counting_from_the_fens_h_field():
+    """`:H6` (Lidraughts' count of plies since the ending arose): a 5-move ending
+    adjourned after 6 plies is drawn 4 plies later, not 10; the count survives the PDN."""
+    from damas.rules.pdn import PdnGame, read_pdn, write_pdn
+
+    game = Game("international", fen="W:WK46,K47:BK3:H6")
+    assert game.ending_plies_before == 6 and game.is_setup
+    quiet_king_walk(game, 3)
+    assert game.outcome() is None
+    quiet_king_walk(game, 1, seed=1)
+    assert game.outcome().reason == "5-move-ending"
+    text = write_pdn(PdnGame.from_game(Game("international", fen="W:WK46,K47:BK3:H6")))
+    assert '[FEN "W:WK46,K47:BK3:H6"]' in text
+    (again,) = read_pdn(text)
+    assert again.game.ending_plies_before == 6
+    # no ending on the board: the count given means nothing
+    not_yet = Game("international", fen="W:WK46,K47:BK3,K4:H9")
+    quiet_king_walk(not_yet, 2)
+    assert not_yet.outcome() is None
