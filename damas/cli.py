@@ -140,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--unseen", action="store_true",
                        help="vision: read rendered frames as photos of sets never seen "
                             "(no calibration, any position; 200 frames)")
+    bench.add_argument("--varied", action="store_true",
+                       help="vision --unseen: sets and light of every kind (any colours, "
+                            "stickers, translucent, lamps, flash, fisheye, low resolution, "
+                            "motion blur), with figures per kind")
     bench.add_argument("--annotate", metavar="OUT",
                        help="vision --photos: write an annotated image of every miss to OUT")
     bench.add_argument("--plot", metavar="FILE", help="vision: also draw the figures "

@@ -81,6 +81,8 @@ def scene_colours(scene: Scene) -> dict[str, np.ndarray]:
     light, dark, frame, white, black = SCHEME_COLOURS[scene.scheme]
     if scene.squares_rgb is not None:
         light, dark = scene.squares_rgb
+    if scene.pieces_rgb is not None:
+        white, black = scene.pieces_rgb
     j = scene.colour_jitter
     return {"light": _jitter(light, j, rng), "dark": _jitter(dark, j, rng),
             "frame": _jitter(frame, j, rng), "white": _jitter(white, j, rng),
@@ -220,7 +222,9 @@ def _piece(scene: Scene, square: int, kind: str, colours) -> _Piece:
     row, col = geometry(n).row_col(square)
     jx, jy = (rng.uniform(-1, 1) * scene.piece_jitter * s for _ in range(2))
     colour = colours["white"] if kind in "wW" else colours["black"]
-    mark = np.array((214, 172, 60), np.float32)
+    if scene.opacity < 1:  # a translucent piece: the dark square shows through
+        colour = scene.opacity * colour + (1 - scene.opacity) * colours["dark"]
+    mark = np.array(scene.mark_rgb, np.float32)
     shift = (rng.uniform(-0.03, 0.03) * s, rng.uniform(-0.03, 0.03) * s)
     return _Piece((col - n / 2 + 0.5) * s + jx, (n / 2 - row - 0.5) * s + jy,
                   colour * rng.uniform(0.96, 1.04), kind.isupper(), mark, shift)
@@ -230,7 +234,7 @@ def _cylinders(scene: Scene, piece: _Piece):
     """(centre_xy, z_bottom, z_top) of each man in the piece, bottom first."""
     h = scene.piece_height * scene.square_mm
     parts = [((piece.x, piece.y), 0.0, h)]
-    if piece.king:
+    if piece.king and scene.king_men == 2:
         parts.append(((piece.x + piece.top_shift[0], piece.y + piece.top_shift[1]), h, 2 * h))
     return parts
 
@@ -274,13 +278,21 @@ def _piece_ops(cam, scene: Scene, piece: _Piece, light: _Light) -> list:
     for k, (centre, z0, z1) in enumerate(parts):
         _cylinder_ops(ops, cam, centre, z0, z1, radius, piece.colour, light,
                       top_pattern=k == len(parts) - 1)
+    centre, _, z1 = parts[-1]
     if piece.king and scene.king_mark == "crown":
         # a gilt medallion with a crown stamped in it, as on many sets' king side
-        centre, _, z1 = parts[-1]
         ops.append((cam.project(_circle(centre, radius * 0.42, z1), distort=False),
                     piece.mark * light.horizontal))
         ops.append((cam.project(_crown(centre, radius, z1), distort=False),
                     piece.mark * light.horizontal * 0.72))
+    elif piece.king and scene.king_mark == "sticker":  # a flat disc stuck on its top
+        ops.append((cam.project(_circle(centre, radius * 0.55, z1), distort=False),
+                    piece.mark * light.horizontal))
+    if scene.gloss > 0:  # the light's reflection on a glossy top, off-centre towards it
+        towards = light.direction[:2] * radius * 0.35
+        spot = (centre[0] + towards[0], centre[1] + towards[1])
+        shine = piece.colour * light.horizontal * (1 - scene.gloss) + 255.0 * scene.gloss
+        ops.append((cam.project(_circle(spot, radius * 0.2, z1), distort=False), shine))
     return ops
 
 
@@ -440,6 +452,9 @@ class _Pose:
         light = self.light
         self.shadow_strength = 0.85 * light.diffuse * light.direction[2] / light.horizontal
         self.blur_pad = int(4 * scene.blur) + 2 if scene.blur > 0.05 else 0
+        self.motion_kernel = _motion_kernel(*scene.motion)
+        if self.motion_kernel is not None:
+            self.blur_pad += self.motion_kernel.shape[0] // 2 + 2
         if self.distorted:
             self.m1, self.m2, self.grid_x, self.grid_y = _distortion_maps(intr, self.mx,
                                                                            self.my)
@@ -484,6 +499,10 @@ class _Pose:
         field = (1 + scene.gradient * (np.cos(ga) * nxx + np.sin(ga) * nyy) / 1.4)
         field *= 1 - scene.vignette * (nxx ** 2 + nyy ** 2) / 2
         field *= 1 + scene.gradient * 0.3 * _smooth_noise(field.shape, 3, rng)
+        gx, gy, radius, strength = scene.glow
+        if strength > 0:  # a lamp's glow or a flash: light added round one point
+            r2 = ((xx / w - gx) ** 2 + ((yy - h * gy) / w) ** 2) / max(radius, 1e-3) ** 2
+            field += strength * np.exp(-r2 / 2)
         field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR) * scene.exposure
         return field[..., None] * np.array(scene.tint, np.float32)
 
@@ -608,8 +627,10 @@ class _Pose:
                             borderMode=cv2.BORDER_REPLICATE)
         else:
             img = img[ey0 - box[1]:ey1 - box[1], ex0 - box[0]:ex1 - box[0]]
-        if pad:
+        if self.scene.blur > 0.05:
             img = cv2.GaussianBlur(img, (0, 0), self.scene.blur)
+        if self.motion_kernel is not None:
+            img = cv2.filter2D(img, -1, self.motion_kernel, borderType=cv2.BORDER_REPLICATE)
         out[oy0:oy1, ox0:ox1] = img[oy0 - ey0:oy1 - ey0, ox0 - ex0:ox1 - ex0]
 
     def dirty_tiles(self, things: list[_Drawn]) -> np.ndarray:
@@ -651,6 +672,21 @@ class _Pose:
             assert decoded is not None  # the JPEG just encoded
             out = decoded
         return out
+
+
+def _motion_kernel(length: float, direction_deg: float) -> np.ndarray | None:
+    """A line of `length` pixels in `direction_deg`: the smear of a camera or board that
+    moved while the shutter was open; None when too short to show."""
+    if length < 1:
+        return None
+    k = 2 * int(np.ceil(length / 2)) + 1
+    kernel = np.zeros((k, k), np.float32)
+    a = np.radians(direction_deg)
+    half = np.array([np.cos(a), np.sin(a)]) * length / 2
+    c = (k // 2, k // 2)
+    cv2.line(kernel, (int(round(c[0] - half[0])), int(round(c[1] - half[1]))),
+             (int(round(c[0] + half[0])), int(round(c[1] + half[1]))), 1.0, 1, cv2.LINE_AA)
+    return kernel / kernel.sum()
 
 
 @lru_cache(maxsize=2)

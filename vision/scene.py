@@ -42,7 +42,15 @@ class Scene:
     piece_diameter: float = 0.86  # of a square
     piece_height: float = 0.2  # of a square
     piece_jitter: float = 0.05  # largest off-centre shift, of a square
-    king_mark: str = "crown"  # "crown": the top piece shows a crown; "none": a plain stack
+    # how a king shows: "crown" (a gilt medallion), "sticker" (a flat disc on its top),
+    # "none" (plain); `king_men` men high: 2 a stack, 1 a single piece marked on top
+    king_mark: str = "crown"
+    king_men: int = 2
+    mark_rgb: tuple[int, int, int] = (214, 172, 60)  # the crown's or sticker's colour
+    # (white, black) piece colours instead of the scheme's: any hue, dark on dark
+    pieces_rgb: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+    opacity: float = 1.0  # under 1: translucent pieces, the square showing through
+    gloss: float = 0.0  # a glossy top's highlight, 0..1
     markers: bool = False
     # (light, dark) square colours instead of the scheme's (e.g. `equal_grey` squares)
     squares_rgb: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
@@ -67,9 +75,13 @@ class Scene:
     vignette: float = 0.0
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # white balance gains, RGB
     exposure: float = 1.0
+    # a lamp's glow or a flash: (x, y) centre in the frame (0..1), radius (of the frame's
+    # width) and strength (light added at its centre, of the frame's own)
+    glow: tuple[float, float, float, float] = (0.5, 0.5, 0.2, 0.0)
     # sensor
     noise: float = 0.0  # standard deviation, grey levels
     blur: float = 0.0  # Gaussian sigma, pixels
+    motion: tuple[float, float] = (0.0, 0.0)  # motion blur: length in pixels, direction deg
     jpeg_quality: int = 0  # 0: no JPEG round trip
     hands: tuple[Hand, ...] = ()
     seed: int = 0  # the physical set: colours, grain, where each piece sits
@@ -169,3 +181,59 @@ def hand_over(scene: Scene, x_mm: float, y_mm: float, rng: random.Random,
                 from_deg=rng.choice([270.0, 90.0, 0.0, 180.0]) + rng.uniform(-30, 30),
                 skin=rng.choice(skins),
                 sleeve=(rng.randrange(20, 230), rng.randrange(20, 230), rng.randrange(20, 230)))
+
+
+def _hue(rng: random.Random, value: tuple[float, float],
+         saturation: tuple[float, float] = (0.0, 1.0)) -> tuple[int, int, int]:
+    r, g, b = colorsys.hsv_to_rgb(rng.random(), rng.uniform(*saturation), rng.uniform(*value))
+    return (int(r * 255), int(g * 255), int(b * 255))
+
+
+def varied_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixed) -> Scene:
+    """A scene of any set under any light, for training a reader and for checking one on
+    sets it was not made on: squares of any two colours (also two hues of one grey), pieces
+    of any colours (also dark men on dark squares), translucent or glossy, kings crowned,
+    stickered or plain, stacked or not; lamps, flash, fisheye, low resolution, motion blur.
+    Each draw keeps most of `random_scene`'s plausible webcam and adds a few of these."""
+    scene = random_scene(rng, ranges)
+    change: dict = {}
+    if rng.random() < 0.5:  # squares: any hue and lightness, or two hues of one grey
+        if rng.random() < 0.3:
+            grey, hue = rng.uniform(90, 170), rng.uniform(0, 360)
+            change["squares_rgb"] = (equal_grey(hue, grey, rng.uniform(0.4, 0.9)),
+                                     equal_grey(hue + rng.uniform(90, 270), grey,
+                                                rng.uniform(0.4, 0.9)))
+        else:
+            change["squares_rgb"] = (_hue(rng, (0.65, 1.0), (0.0, 0.5)),
+                                     _hue(rng, (0.1, 0.55)))
+    if rng.random() < 0.5:  # pieces: any light and dark colours
+        dark = _hue(rng, (0.05, 0.4))
+        if "squares_rgb" in change and rng.random() < 0.4:  # dark men on dark squares
+            r, g, b = (min(255, int(c * rng.uniform(0.8, 1.2)))
+                       for c in change["squares_rgb"][1])
+            dark = (r, g, b)
+        change["pieces_rgb"] = (_hue(rng, (0.6, 1.0), (0.0, 0.7)), dark)
+    change["king_mark"] = rng.choice(["crown", "sticker", "none"])
+    change["king_men"] = 1 if change["king_mark"] == "sticker" and rng.random() < 0.5 else 2
+    change["mark_rgb"] = rng.choice([(214, 172, 60), (20, 20, 24), (180, 30, 30),
+                                     _hue(rng, (0.2, 1.0))])
+    if rng.random() < 0.15:
+        change["opacity"] = rng.uniform(0.45, 0.8)
+    if rng.random() < 0.3:
+        change["gloss"] = rng.uniform(0.2, 0.8)
+    if rng.random() < 0.3:  # a lamp's glow somewhere, or a flash in the middle
+        flash = rng.random() < 0.3
+        change["glow"] = ((0.5, 0.5, rng.uniform(0.2, 0.35), rng.uniform(0.5, 1.2)) if flash
+                          else (rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.08, 0.3),
+                                rng.uniform(0.3, 1.5)))
+        if flash:
+            change["vignette"] = rng.uniform(0.3, 0.6)
+    if rng.random() < 0.15:  # a wide-angle lens
+        change["dist"] = (rng.uniform(-0.35, -0.15), rng.uniform(0.0, 0.08), 0.0, 0.0, 0.0)
+        change["hfov_deg"] = rng.uniform(80, 100)
+    if rng.random() < 0.2:  # a small or old camera
+        width = rng.choice([480, 640, 800])
+        change["width"], change["height"] = width, width * 9 // 16
+    if rng.random() < 0.15:
+        change["motion"] = (rng.uniform(2, 8), rng.uniform(0, 180))
+    return scene.with_(**{**change, **fixed})

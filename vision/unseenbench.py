@@ -3,7 +3,10 @@ photo, with nothing learned of the set: a fresh reader per frame, no calibration
 known position, in any position of a random legal game (kings included, crowned or two
 plain men stacked, half the scenes each). Scored square by square up to a half turn
 (without markers or a side the board is known only up to one), White being the lighter
-pieces as the renderer draws them."""
+pieces as the renderer draws them.
+
+`--varied` draws the scenes from `varied_scene` (sets and light of every kind a reader
+must meet) and gives the figures per kind of scene as well."""
 
 from __future__ import annotations
 
@@ -17,10 +20,30 @@ from .bench import random_position, stack_visible
 from .errors import VisionError
 from .pipeline import BoardReader
 from .render import render
-from .scene import random_scene
+from .scene import Scene, luma, random_scene, varied_scene
 
 
-def run(frames: int, seed: int, progress=None) -> dict:
+def kinds(scene: Scene) -> list[str]:
+    """What makes a varied scene hard, by name (none: "plain")."""
+    named = []
+    if scene.squares_rgb is not None:
+        a, b = scene.squares_rgb
+        named.append("equal grey squares" if abs(luma(a) - luma(b)) < 3 else "squares any hue")
+        if scene.pieces_rgb is not None and \
+                max(abs(x - y) for x, y in zip(scene.pieces_rgb[1], b, strict=True)) < 40:
+            named.append("dark men on dark squares")
+    if scene.pieces_rgb is not None:
+        named.append("pieces any colour")
+    named += [f"kings: {scene.king_mark}" + (" (one high)" if scene.king_men == 1 else "")]
+    named += [name for name, on in (
+        ("translucent", scene.opacity < 1), ("glossy", scene.gloss > 0),
+        ("flash" if scene.glow[:2] == (0.5, 0.5) else "lamp", scene.glow[3] > 0),
+        ("wide angle", scene.dist[0] < -0.1), ("low resolution", scene.width < 1000),
+        ("motion blur", scene.motion[0] > 0)) if on]
+    return named
+
+
+def run(frames: int, seed: int, progress=None, varied: bool = False) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
@@ -28,8 +51,14 @@ def run(frames: int, seed: int, progress=None) -> dict:
     t = Counter[str]()
     misses = Counter[str]()
     times: list[float] = []
+    per_kind: dict[str, Counter[str]] = {}
     for _ in range(frames):
-        scene = random_scene(rng).with_(king_mark=rng.choice(["none", "crown"]))
+        scene = (varied_scene(rng) if varied else
+                 random_scene(rng).with_(king_mark=rng.choice(["none", "crown"])))
+        tally = [per_kind.setdefault(k, Counter()) for k in kinds(scene)] if varied else []
+        for c in tally:
+            c["frames"] += 1
+            c["squares"] += scene.size ** 2 // 2
         name = "international" if scene.size == 10 else rng.choice(["brazilian", "english"])
         pos = random_position(name, rng)
         image = render(scene, pos.pieces()).image
@@ -50,6 +79,11 @@ def run(frames: int, seed: int, progress=None) -> dict:
                    for turned in (False, True)),
                   key=lambda g: sum(g[q] != truth.get(q, "e") for q in g))
         wrong = [q for q in got if got[q] != truth.get(q, "e")]
+        for c in tally:
+            c["right"] += n - len(wrong)
+            c["boards_right"] += not wrong
+            c["kings"] += sum(p.isupper() for p in truth.values())
+            c["kings_right"] += sum(got[q] == p for q, p in truth.items() if p.isupper())
         t["right"] += n - len(wrong)
         t["boards_right"] += not wrong
         misses.update(f"{truth.get(q, 'e')}>{got[q]}" for q in wrong)
@@ -74,6 +108,7 @@ def run(frames: int, seed: int, progress=None) -> dict:
                       for kind in ("crowned", "stacks", "stacks_overhead")},
             "false_kings": t["false_kings"],
             "misses": dict(misses.most_common(10)),
+            "kinds": {k: dict(c) for k, c in sorted(per_kind.items())},
             "median_ms": 1000 * float(np.median(times)) if times else None}
 
 
@@ -92,3 +127,12 @@ def print_report(report: dict) -> None:
     print("  misses (true>read): " + ", ".join(f"{k} {v}" for k, v in report["misses"].items()))
     if report["median_ms"] is not None:
         print(f"  median locate and read of a frame: {report['median_ms']:.0f} ms")
+    if report["kinds"]:
+        print("  per kind of scene (a scene may be of several kinds):")
+        print(f"    {'kind':<26}{'frames':>7}{'squares right':>15}{'boards right':>14}"
+              f"{'kings right':>13}")
+        for name, c in report["kinds"].items():
+            squares = c.get("right", 0) / c["squares"]
+            kings = (f"{c.get('kings_right', 0)}/{c['kings']}" if c.get("kings") else "-")
+            print(f"    {name:<26}{c['frames']:>7}{squares:>15.2%}"
+                  f"{c.get('boards_right', 0):>9}/{c['frames']:<4}{kings:>13}")

@@ -361,12 +361,15 @@ def run_bench(args) -> int:
     from damas.vision.bench import print_report, run
 
     seed = args.seed if args.seed is not None else 1
+    if getattr(args, "varied", False) and not getattr(args, "unseen", False):
+        raise DamasError("--varied goes with --unseen")
     if getattr(args, "unseen", False):
         from damas.vision import unseenbench
 
         frames = args.frames or 200
         with Progress("bench vision --unseen", total=frames, unit="frame") as progress:
-            report = unseenbench.run(frames, seed, progress=progress)
+            report = unseenbench.run(frames, seed, progress=progress,
+                                     varied=getattr(args, "varied", False))
         _print(report, args.json, unseenbench.print_report)
         return 0
     check_plot(getattr(args, "plot", None))

@@ -94,3 +94,77 @@ def test_squares_of_two_hues_at_one_grey_level(hues):
             tones[(r + c) % 2].append(hsv[y, x, 0])
     assert abs(np.median(levels[0]) - np.median(levels[1])) < 3
     assert abs(np.median(tones[0]) - np.median(tones[1])) > 30
+
+
+def _top_colour(scene, pieces, square, men=1):
+    """The mean RGB of a small disc at the middle of the top of the piece on `square`."""
+    shot = render(scene, pieces)
+    pose = truth_pose(shot)
+    x, y = pose.project(np.array([[*pose.square_centre(square),
+                                   men * scene.piece_height]]))[0].round().astype(int)
+    return shot.image[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3)[:, ::-1].mean(axis=0)
+
+
+def test_a_set_of_any_colours_dark_men_on_dark_squares():
+    dark = (70, 40, 20)
+    scene = Scene(size=8, tilt_deg=0.0, squares_rgb=((230, 200, 150), dark),
+                  pieces_rgb=((250, 240, 120), (72, 42, 22)), light_elevation_deg=90.0)
+    black, white = _top_colour(scene, {14: "b"}, 14), _top_colour(scene, {14: "w"}, 14)
+    empty = _top_colour(scene, {}, 14, men=0)
+    assert np.abs(black - empty).max() < 25  # the black man is the square's own colour
+    assert white[2] < white[0] - 60  # a yellow man
+
+
+def test_kings_marked_with_a_sticker_on_a_single_piece():
+    base = Scene(size=8, tilt_deg=0.0, king_mark="sticker", king_men=1, mark_rgb=(200, 20, 20),
+                 light_elevation_deg=90.0)
+    man, king = _top_colour(base, {14: "w"}, 14), _top_colour(base, {14: "W"}, 14)
+    assert man.min() > 150 and king[0] > king[1] + 80  # ivory man, red sticker
+    tall = render(base.with_(king_men=2, tilt_deg=40.0), {14: "W"}).image.astype(int)
+    low = render(base.with_(tilt_deg=40.0), {14: "W"}).image.astype(int)
+    assert (np.abs(tall - low).sum(axis=2) > 60).sum() > 100  # a stack stands higher
+
+
+def test_translucent_and_glossy_pieces():
+    scene = Scene(size=8, tilt_deg=0.0, light_elevation_deg=90.0, scheme="bw",
+                  pieces_rgb=((250, 250, 250), (30, 30, 220)))
+    solid = _top_colour(scene, {14: "b"}, 14)
+    seen_through = _top_colour(scene.with_(opacity=0.5), {14: "b"}, 14)
+    assert seen_through[2] < solid[2] - 40  # half the blue, half the black square
+    shiny = render(scene.with_(gloss=0.8, light_elevation_deg=50.0), {14: "b"}).image
+    matt = render(scene.with_(light_elevation_deg=50.0), {14: "b"}).image
+    assert shiny.max() > 240 and (shiny.astype(int) - matt).max() > 100
+
+
+def test_a_lamps_glow_brightens_round_its_centre_only():
+    scene = Scene(size=8, tilt_deg=0.0)
+    plain = render(scene, {}).image.astype(float).mean(axis=2)
+    glow = render(scene.with_(glow=(0.25, 0.5, 0.1, 1.0)), {}).image.astype(float).mean(axis=2)
+    h, w = plain.shape
+    near, far = (slice(h // 2 - 10, h // 2 + 10), slice(w // 4 - 10, w // 4 + 10)), \
+        (slice(h // 2 - 10, h // 2 + 10), slice(3 * w // 4 - 10, 3 * w // 4 + 10))
+    assert glow[near].mean() > plain[near].mean() + 30
+    assert abs(glow[far].mean() - plain[far].mean()) < 3
+
+
+def test_varied_scenes_draw_every_failure_class_of_a_reader():
+    """`varied_scene`: over a few hundred draws, each kind of set and light appears."""
+    from damas.vision.scene import varied_scene
+
+    rng = random.Random(0)
+    scenes = [varied_scene(rng) for _ in range(400)]
+    seen = {
+        "equal grey squares": sum(s.squares_rgb is not None and abs(
+            luma(s.squares_rgb[0]) - luma(s.squares_rgb[1])) < 3 for s in scenes),
+        "pieces of any colour": sum(s.pieces_rgb is not None for s in scenes),
+        "stickers": sum(s.king_mark == "sticker" for s in scenes),
+        "single-height kings": sum(s.king_men == 1 for s in scenes),
+        "plain stacks": sum(s.king_mark == "none" for s in scenes),
+        "translucent": sum(s.opacity < 1 for s in scenes),
+        "glossy": sum(s.gloss > 0 for s in scenes),
+        "lamps and flash": sum(s.glow[3] > 0 for s in scenes),
+        "wide angle": sum(s.dist[0] < -0.1 for s in scenes),
+        "low resolution": sum(s.width < 1000 for s in scenes),
+        "motion blur": sum(s.motion[0] > 0 for s in scenes),
+    }
+    assert min(seen.values()) >= 20, seen

@@ -42,3 +42,17 @@ def test_a_new_pose_is_drawn_from_scratch():
     moved = scene.with_(rotation_deg=scene.rotation_deg + 5)
     assert np.array_equal(renderer.render(moved, pieces).image, render(moved, pieces).image)
     assert renderer.redrawn == 1.0
+
+
+def test_a_varied_scene_with_motion_blur_and_a_lamp_renders_incrementally_the_same():
+    from damas.vision.scene import varied_scene
+
+    scene = varied_scene(random.Random(7), SceneRanges(sizes=(8,)), motion=(6.0, 30.0),
+                         glow=(0.4, 0.4, 0.2, 1.0), gloss=0.5, noise=2.0)
+    game = Game("brazilian")
+    renderer = Renderer()
+    for move in game.legal_moves()[:2]:
+        after = game.position.after(move).pieces()
+        for pieces in (game.position.pieces(), after):
+            assert np.array_equal(renderer.render(scene, pieces).image,
+                                  render(scene, pieces).image)
