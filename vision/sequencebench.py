@@ -151,6 +151,10 @@ def load_sequences(folder: str | Path) -> list[Sequence]:
         if not isinstance(irregular, list) or not all(
                 isinstance(i, int) and 0 <= i < len(steps) for i in irregular):
             raise _bad(path, f"{where}: irregular_steps must be step indices")
+        said = {i for i, text in enumerate(steps) if text.startswith("irregular:")}
+        if said != set(irregular):
+            raise _bad(path, f"{where}: the steps whose text starts with 'irregular:' "
+                             f"({sorted(said)}) are not irregular_steps ({sorted(irregular)})")
         cal = entry.get("calibration") or {}
         cal_grids = entry.get("calibration_grids") or {}
         full = _image(path, folder, cal["full"], f"{where} calibration") \
@@ -225,7 +229,7 @@ class Labels:
         """The labelled move of a step, None for an irregular one (or VisionError for
         text that says no move)."""
         text = self.seq.steps[step]
-        if step in self.seq.irregular or text.startswith("irregular:"):
+        if step in self.seq.irregular:
             return None
         m = _MOVE.match(text)
         if m is None:
@@ -305,10 +309,13 @@ def _replay(seq: Sequence, calibration: Path | None, known: Position) -> list[di
     from .settle import SettleLoop
     from .sources import read_image
 
-    reader = (BoardReader.from_calibration(calibration, seq.size, known=known)
-              if calibration is not None else BoardReader(seq.size, known=known))
-    loop = SettleLoop(reader)
     out: list[dict] = []
+    try:
+        reader = (BoardReader.from_calibration(calibration, seq.size, known=known)
+                  if calibration is not None else BoardReader(seq.size, known=known))
+    except VisionError as e:
+        return [{"reading": None, "settled": False, "error": str(e)} for _ in seq.frames]
+    loop = SettleLoop(reader)
     for photo in seq.frames:
         image = read_image(photo)
         look, error = None, None

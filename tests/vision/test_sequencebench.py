@@ -142,6 +142,7 @@ def test_the_command_prints_each_game_and_a_summary_per_mode(rendered, capsys):
     ("{}", "expected a list of games"),
     ("missing frame", "no such frame file"),
     ("bad grid", "a grid must be 8 strings of 8 characters"),
+    ("irregular unsaid", "are not irregular_steps"),
 ])
 def test_a_bad_folder_is_one_line_and_status_2(rendered, tmp_path, capsys, damage, says):
     folder = tmp_path / "bad"
@@ -154,6 +155,10 @@ def test_a_bad_folder_is_one_line_and_status_2(rendered, tmp_path, capsys, damag
     elif damage == "bad grid":
         entries = json.loads(path.read_text())
         entries[0]["grids"][2] = entries[0]["grids"][2][:7]
+        path.write_text(json.dumps(entries))
+    elif damage == "irregular unsaid":
+        entries = json.loads(path.read_text())
+        entries[0]["irregular_steps"] = []
         path.write_text(json.dumps(entries))
     else:
         path.write_text(damage)
@@ -168,14 +173,13 @@ def test_a_bad_folder_is_one_line_and_status_2(rendered, tmp_path, capsys, damag
 @pytest.mark.skipif(not (SHARED / "sequences.json").is_file(),
                     reason=f"the real photo sequences are not here ({SHARED}): optional "
                            "development data beside the clone")
-def test_the_real_sequences(capsys):
+def test_the_real_sequences():
     """What holds today, on the two log1 games (the one from the start position and the
     mid-game stretch, recorded from --fen), with and without a calibration: every move
     seen is a labelled one, the irregular steps are flagged, and few squares are missed
     (the whole folder: `damas bench vision --sequences ../shared/data/real-sequences`)."""
     report = sequencebench.run(SHARED, games=(0, 1))
-    with capsys.disabled():
-        sequencebench.print_report(report)
+    sequencebench.print_report(report)  # shown when the test fails
     for mode in sequencebench.MODES:
         start, mid = (g["modes"][mode] for g in report["games"])
         assert (start["moves"]["right"], start["moves"]["labelled"]) == (2, 2), mode
