@@ -348,7 +348,7 @@ def run_bench(args) -> int:
         raise DamasError("--sequences is a bench of its own: not with --photos or --unseen")
     progress = None if args.json else sys.stderr
     if sequences:
-        from damas.vision import sequencebench
+        from damas import sequencebench
 
         _print(sequencebench.run(sequences, progress=progress), args.json,
                sequencebench.print_report)

@@ -12,9 +12,9 @@ from pathlib import Path
 import cv2
 import pytest
 
+from damas import sequencebench
 from damas.cli import main
 from damas.rules import Position, geometry
-from damas.vision import sequencebench
 from damas.vision.render import render
 from damas.vision.scene import random_scene
 
