@@ -27,8 +27,7 @@ from damas.rules import DamasError, Position, variant
 from .board import BoardPose
 from .errors import VisionError
 from .photos import LabelledPhoto, label_squares, playing_truth
-
-SIDES = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+from .pipeline import SIDES
 
 _CELL = re.compile(r"row(\d+)col(\d+)")
 _MOVE = re.compile(r"\s*(light|dark) (?:man|king) (row\d+col\d+(?:\s*(?:->|x)\s*row\d+col\d+)+)"
