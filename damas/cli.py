@@ -137,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--perturbed", action="store_true",
                        help="vision --photos: read each photo again cut down, turned, "
                             "smaller, further off, blurred, recompressed, darker, warmer")
+    bench.add_argument("--sequences", metavar="DIR",
+                       help="vision: play the labelled photo sequences of DIR "
+                            "(sequences.json) through damas record, with and without a "
+                            "calibration")
     bench.add_argument("--unseen", action="store_true",
                        help="vision: read rendered frames as photos of sets never seen "
                             "(no calibration, any position; 200 frames)")

@@ -80,6 +80,12 @@ def truth_by_cell(photo: LabelledPhoto, pose: BoardPose) -> dict[tuple[int, int]
     """The label of every cell, as (row, col) of the pose's labelling. The label grid is
     as seen in the image: of the four quarter turns, the one that puts its first row at
     the top of the image and its first column at the left."""
+    return {cell: photo.grid[r][c] for (r, c), cell in label_cells(pose).items()}
+
+
+def label_cells(pose: BoardPose) -> dict[tuple[int, int], tuple[int, int]]:
+    """Each cell (row, col) of a label grid as seen in the image -> the same cell as
+    (row, col) of the pose's labelling (see `truth_by_cell`)."""
     n = pose.size
     img = _cells_in_image(pose)
 
@@ -92,11 +98,21 @@ def truth_by_cell(photo: LabelledPhoto, pose: BoardPose) -> dict[tuple[int, int]
                       + pos[:, -1, 0].mean() - pos[:, 0, 0].mean()), idx)
 
     _, idx = max((turned(q) for q in range(4)), key=lambda t: t[0])
+    return {(r, c): (int(idx[r, c]) // n, int(idx[r, c]) % n)
+            for r in range(n) for c in range(n)}
+
+
+def label_squares(pose: BoardPose) -> dict[tuple[int, int], int]:
+    """Each playing cell (row, col) of a label grid as seen in the image -> its Manoury
+    number in the pose (the cells `playing_truth` scores)."""
+    from damas.rules import geometry
+
+    g = geometry(pose.size)
     out = {}
-    for r in range(n):
-        for c in range(n):
-            k = int(idx[r, c])
-            out[(k // n, k % n)] = photo.grid[r][c]
+    for cell, (r, c) in label_cells(pose).items():
+        sq = g.square_at(r, c)
+        if sq is not None:
+            out[cell] = sq
     return out
 
 
@@ -132,8 +148,10 @@ def playing_truth(photo: LabelledPhoto, pose: BoardPose) -> dict[int, str]:
     return out
 
 
-def score(read: dict[int, str], truth: dict[int, str]) -> Score:
-    """Squares right, up to a half turn of the board and a swap of the colours."""
+def score(read: dict[int, str], truth: dict[int, str], turns: bool = True) -> Score:
+    """Squares right, up to a half turn of the board and a swap of the colours (with
+    `turns` False: only as labelled, light men White, for a reader told which way round
+    the board lies)."""
     count = len(truth)
 
     def scored(turn: bool, names: dict[str, str]) -> Score:
@@ -151,5 +169,7 @@ def score(read: dict[int, str], truth: dict[int, str]) -> Score:
         return Score(right, total, tuple(misses))
 
     # the first of the best, as the order below tries them
+    if not turns:
+        return scored(False, _AS_READ[0])
     return max((scored(turn, names) for turn in (False, True) for names in _AS_READ),
                key=lambda s: s.right)

@@ -343,7 +343,16 @@ def run_bench(args) -> int:
         raise DamasError("--perturbed reads the labelled photos of --photos DIR again")
     if annotate and (not photos or perturbed):
         raise DamasError("--annotate draws the misses of --photos DIR (not --perturbed)")
+    sequences = getattr(args, "sequences", None)
+    if sequences and (photos or getattr(args, "unseen", False)):
+        raise DamasError("--sequences is a bench of its own: not with --photos or --unseen")
     progress = None if args.json else sys.stderr
+    if sequences:
+        from damas import sequencebench
+
+        _print(sequencebench.run(sequences, progress=progress), args.json,
+               sequencebench.print_report)
+        return 0
     if perturbed:
         from damas.vision import perturbbench
 
