@@ -195,6 +195,11 @@ class Recorder:
     def _finish(self, now: float, journal) -> None:
         for event in self.tracker.flush():
             self._handle(event, now, journal)
+        if (under_way := self.tracker.under_way) is not None:  # for the arbiter to see
+            squares, moves = under_way
+            self.out(f"the recording ended with a move under way ({' or '.join(moves)}; "
+                     f"squares {', '.join(map(str, squares))} still to change): it is not "
+                     "in the record")
 
     def _journal(self):
         journal = Journal(self.journal_path)

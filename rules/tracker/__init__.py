@@ -190,6 +190,15 @@ class Tracker:
         """The irregularity standing now, if any."""
         return self._active.event if self._active else None
 
+    @property
+    def under_way(self) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+        """The legal move the board shows under way now, if any: (the squares still to
+        change, the moves it may become), as the last `pending` event said."""
+        held = self._held
+        if held is None or not isinstance(held.verdict, Partial):
+            return None
+        return held.verdict.squares, held.verdict.moves
+
     # --- feeding it ---------------------------------------------------------------------
 
     def observe(self, observation: Observation) -> list[Event]:

@@ -106,3 +106,26 @@ def test_from_board_fen_and_resume_are_one_choice(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "one of --fen, --from-board and --resume" in proc.stderr
+
+
+def test_a_recording_that_ends_with_a_move_under_way_says_so(tmp_path):
+    """The last board shows a capture whose capturing man is still in the hand: the record
+    does not invent its landing, and its last line tells the arbiter what is missing."""
+    from damas.clock import parse_time_control
+    from damas.record import Recorder
+    from damas.rules import Position
+    from damas.rules.occupancy import Occupancy
+
+    fen = "B:W18,30:B14,5"
+    start = Position.from_fen(fen, "english")
+    lifted = dict(start.pieces())
+    del lifted[14], lifted[18]  # 14x23: the man lifted, the white man taken off
+    said: list[str] = []
+    recorder = Recorder("english", parse_time_control("45+0"), tmp_path / "j.jsonl",
+                        tmp_path / "g.pdn", settle=0.5, fen=fen, out=said.append)
+    shown = str(Occupancy.of_position(start))
+    in_hand = str(Occupancy.of_pieces(32, lifted))
+    game = recorder.record_boards([(0.0, shown), (1.0, shown), (2.0, in_hand), (3.0, in_hand)])
+    assert game.notations() == []
+    assert any("ended with a move under way (14x23; squares 23 still to change)" in line
+               for line in said), said
