@@ -26,10 +26,10 @@ from damas.rules.variant import BackRowInCapture, CaptureChoice
 
 def _load() -> ModuleType | None:
     try:
-        from damas.engine import _core  # type: ignore[attr-defined]
+        from damas.engine import _core
     except ImportError:
         return None
-    return _core  # type: ignore[no-any-return]
+    return _core
 
 
 _core = _load()
