@@ -21,6 +21,7 @@ from functools import cache
 from types import ModuleType
 
 from damas.rules import Move, Position, Variant
+from damas.rules import perft as rules_perft
 from damas.rules.variant import BackRowInCapture, CaptureChoice
 
 
@@ -63,16 +64,30 @@ def rules_flags(v: Variant) -> int:
     return flags
 
 
-def perft(position: Position, depth: int) -> int:
-    """The leaves of the legal-move tree, counted as `damas.rules.perft` counts them."""
-    return int(_module().perft(rules_flags(position.variant), position.white, position.black,
-                               position.kings, int(position.turn), depth))
+def perft(position: Position, depth: int, fallback: bool = True) -> int:
+    """The leaves of the legal-move tree, counted as `damas.rules.perft` counts them.
+
+    The core holds 256 distinct captures a position; below a position with more (none is
+    known from play, only from pieces set up for it) the count is damas.rules', or with
+    `fallback=False` an OverflowError."""
+    try:
+        return _module().perft(rules_flags(position.variant), position.white, position.black,
+                               position.kings, int(position.turn), depth)
+    except OverflowError:
+        if not fallback:
+            raise
+        return rules_perft(position, depth)
 
 
-def legal_moves(position: Position) -> list[Move]:
+def legal_moves(position: Position, fallback: bool = True) -> list[Move]:
     """The legal moves as `damas.rules.Move`s: one route for each distinct capture (the
     pure-Python generator may give another route to the same result; moves compare by
-    start, end and captured set)."""
-    raw = _module().moves(rules_flags(position.variant), position.white, position.black,
-                          position.kings, int(position.turn))
+    start, end and captured set). Beyond what the core holds: damas.rules' moves."""
+    try:
+        raw = _module().moves(rules_flags(position.variant), position.white, position.black,
+                              position.kings, int(position.turn))
+    except OverflowError:
+        if not fallback:
+            raise
+        return position.legal_moves()
     return [Move(path, captured, promotion) for path, captured, promotion in raw]
