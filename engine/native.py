@@ -9,7 +9,7 @@ tracker, files and protocols use it, and the tests check the two agree.
 >>> native.perft(Position.start("international"), 4)
 4265
 >>> [m.short for m in native.legal_moves(Position.start("english"))][:3]
-['9-13', '9-14', '10-14']
+['9-13', '10-14', '11-15']
 
 A Position's bitboards go to C as they are (the same layout on both sides), so a call
 costs a few microseconds beyond its work.

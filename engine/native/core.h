@@ -68,7 +68,17 @@ AI bb step(const Rules *r, bb x, int d) { return d < 2 ? x << shift_of(r, d) : x
 AI bb back(const Rules *r, bb x, int d) { return d < 2 ? x >> shift_of(r, d) : x << shift_of(r, d); }
 
 AI int bit_index(bb x) { return __builtin_ctzll(x); }
+#if defined(__POPCNT__) || !defined(__x86_64__)
 AI int popcount(bb x) { return __builtin_popcountll(x); }
+#else
+/* x86-64 before POPCNT (the baseline a portable wheel targets): no call to libgcc */
+AI int popcount(bb x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+#endif
 AI bb lowest(bb x) { return x & (0 - x); }
 AI bb highest(bb x) { return 1ULL << (63 - __builtin_clzll(x)); }
 /* the nearest of the set bits `x` (not empty) seen from a square, looking in direction d */

@@ -5,6 +5,7 @@ The extension is built by `pip install -e .` (make test): these tests fail, not 
 when it is missing."""
 
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
@@ -123,3 +124,25 @@ def test_perft_zero_and_bad_input():
     for white, black, kings in ((1, 1, 0), (1 << 40, 2, 0), (1, 2, 4), (-1, 0, 0)):
         with pytest.raises(ValueError):
             core.perft(flags, white, black, kings, 0, 2)
+
+
+def test_damas_perft_counts_with_the_native_core(capsys):
+    from damas.cli import main
+
+    counts = {}
+    for extra in ([], ["--python"]):
+        assert main(["perft", "--variant", "english", "6", "--json", *extra]) == 0
+        out = json.loads(capsys.readouterr().out)
+        counts[out["core"]] = out["nodes"]
+    assert counts == {"native": 36768, "python": 36768}
+    assert main(["perft", "--fen", "W:WK46:B10,19,28", "2", "--divide"]) == 0
+    out = capsys.readouterr().out
+    assert "46x5" in out and "(native)" in out
+
+
+def test_bench_native_prints_the_comparison(capsys):
+    from damas.cli import main
+
+    assert main(["bench", "native", "--positions", "60", "--variant", "brazilian"]) == 0
+    out = capsys.readouterr().out
+    assert "brazilian: 60 positions, 0 mismatches" in out
