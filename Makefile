@@ -12,21 +12,27 @@ PIP := $(BIN)/python -W "ignore:Editable installation" -m pip install --quiet --
 
 .PHONY: demo test test-fast lint typecheck bench clean firmware browser broker
 
+# the native core (engine/native/, a C extension setup.py declares): pip install builds it,
+# so editing a source installs again, which rebuilds it
+NATIVE := setup.py $(wildcard engine/native/*.c engine/native/*.h)
+
 # what the demo and every command need, nothing more
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(NATIVE)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "damas needs Python 3.11 or newer (found $$($(PYTHON) --version))"; exit 1; }
 	@echo "setting up .venv: damas and what it runs on (numpy, OpenCV, pyserial, paho-mqtt;"
-	@echo "  about 100 MB to download the first time, a minute or two; nothing to do after)"
+	@echo "  about 100 MB to download the first time, a minute or two; nothing to do after),"
+	@echo "  and the native core compiled with gcc (engine/native/)"
 	@$(PYTHON) -m venv $(VENV)
 	@$(BIN)/pip install --quiet --upgrade pip
 	@$(PIP) -e .
 	@touch $(STAMP)
 
-# the test tools on top: pytest, hypothesis, ruff, mypy, pydraughts, selenium, PyAV, matplotlib
+# the test tools on top: pytest, hypothesis, ruff, mypy, pydraughts, dame-rs, selenium, PyAV,
+# matplotlib
 $(TEST_STAMP): $(STAMP)
 	@echo "adding the test tools to .venv (pytest, mypy, ruff, selenium, PyAV, matplotlib,"
-	@echo "  pydraughts; about 150 MB more the first time)"
+	@echo "  pydraughts, dame-rs; about 150 MB more the first time)"
 	@$(PIP) -e '.[test]'
 	@touch $(TEST_STAMP)
 
@@ -78,3 +84,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis firmware/build
+	rm -f engine/_core.*.so

@@ -131,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--messages", type=count, help="hall-fuzz: how many hostile "
                                                       "messages (20000)")
     bench.add_argument("--variant", help="demo-memory: the variant (english); tracker "
-                                         "--noise: only this one (default all three)")
+                                         "--noise, native: only this one (default all three)")
+    bench.add_argument("--positions", type=count, help="native: random positions a variant "
+                                                       "(100000)")
     bench.add_argument("--photos", metavar="DIR",
                        help="vision: score the labelled photos of DIR (labels.json) instead")
     bench.add_argument("--perturbed", action="store_true",

@@ -243,4 +243,36 @@ def bench_engine(args) -> int:
     return 0
 
 
-BENCHES = {"engine": bench_engine}
+def bench_native(args) -> int:
+    """The native core's moves against damas.rules on random positions."""
+    from damas.engine import native
+    from damas.engine.nativecheck import compare
+    from damas.progress import Progress
+    from damas.rules import DamasError, variant
+
+    if not native.available():
+        raise DamasError("the native core is not built: pip install -e . builds it")
+    names = [variant(args.variant).name] if args.variant else ["international", "brazilian",
+                                                               "english"]
+    count = args.positions or 100_000
+    seed = 0 if args.seed is None else args.seed
+    reports = []
+    with Progress("bench native", total=len(names), unit="variant", every=0) as progress:
+        for name in names:
+            reports.append(compare(name, count, seed=seed))
+            progress.update(1, name)
+    if args.json:
+        print(json.dumps(reports))
+    else:
+        for r in reports:
+            print(f"{r['variant']:>13}: {r['positions']:,} positions, {r['mismatches']} "
+                  f"mismatches; {r['with_kings']:,} with kings, {r['captures']:,} with a "
+                  f"capture ({r['king_captures']:,} by a king, {r['chains_of_3']:,} of 3 "
+                  f"pieces or more, the longest {r['longest_chain']}); perft(2) compared on "
+                  f"{r['perft2_checked']:,}")
+            if r["first_mismatch"]:
+                print(f"  first mismatch: {r['first_mismatch']}")
+    return 1 if any(r["mismatches"] for r in reports) else 0
+
+
+BENCHES = {"engine": bench_engine, "native": bench_native}

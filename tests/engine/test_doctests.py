@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("module", ["", ".builtin", ".limits", ".levels", ".timecontrol",
-                                    ".hubwire", ".dxpwire", ".match", ".spec"])
+                                    ".hubwire", ".dxpwire", ".match", ".spec", ".native",
+                                    ".nativecheck"])
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(f"damas.engine{module}"))
     assert result.attempted > 0 and result.failed == 0
