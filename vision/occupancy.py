@@ -59,6 +59,17 @@ class OccupancyModel:
             except cv2.error as e:
                 raise VisionError(f"{member}: not a readable model ({e})") from None
             self.nets.append((net, list(net.getUnconnectedOutLayersNames())))
+        self._fingerprint = ""
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of the nets' files: a calibration's head keeps it, as the features it
+        learned from are these nets' own."""
+        if not self._fingerprint:
+            from .calibrated import fingerprint
+
+            self._fingerprint = fingerprint(members(self.path))
+        return self._fingerprint
 
     def __call__(self, patches: np.ndarray):
         """(N, side, side, 3) normalised patches -> ((N, 4) probabilities of empty, a man,
