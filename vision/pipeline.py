@@ -163,10 +163,14 @@ class BoardReader:
     def _nets(self) -> OccupancyModel:
         return self.occupancy or load()
 
-    def _square_reader(self) -> SquareReader:
-        if self.squares is None:
+    def _square_reader(self, calibrated: bool = False) -> SquareReader:
+        """The nets' reader of this pose; a calibrated set's looks at its playing squares
+        alone, each patch once (its head was fitted on such looks, and hands are told
+        by the colour samples): a quarter of the nets' time."""
+        if self.squares is None or self.squares.mirror == calibrated:
             pose, _ = self._located()
-            self.squares = SquareReader(pose, self._nets())
+            self.squares = SquareReader(pose, self._nets(), plain=not calibrated,
+                                        mirror=not calibrated)
         return self.squares
 
     def _corner_fraction(self, frame: np.ndarray) -> float:
@@ -316,7 +320,7 @@ class BoardReader:
             scores = crown_scores(crowns[men], [CLASSES.index(labels[i]) for i in men], model)
             model.crown_limit = max(KING_D2, 2.0 * float(scores.max()))
         self.stack = StackModel.fit(*stack_view(samples, light, sampler, labels, model, men))
-        look = self._fresh_look or self._square_reader().observe(frame)
+        look = self._square_reader(calibrated=True).observe(frame)
         self.head = SetHead.fit(look, labels, self._nets().fingerprint)
         return model
 
@@ -375,8 +379,10 @@ class BoardReader:
             samples = sampler.sample(frame)
         self.last_samples = samples
         side = side_of(pose.white_side_in_image())
-        self.last = look if fresh and look is not None else self._square_reader().observe(frame)
-        if self.model is None or self.head is None:
+        calibrated = self.model is not None and self.head is not None
+        self.last = (look if fresh and look is not None and not calibrated
+                     else self._square_reader(calibrated).observe(frame))
+        if not calibrated:
             reading = decide(self.last, self.size)
             notes = (GUESSED,) if self.guessed_side else ()
             if self.model is not None:
