@@ -47,7 +47,12 @@ from .sampler import CORNERS, Sampler, Samples
 HEAD_FILE = "head.json"
 HEAD_KIND, HEAD_VERSION = "damas.head", 1
 COLOUR_FLOOR = 0.05  # the least spread of a colour (normalised units): noise, JPEG, light
-NEAR_HAND = 1.6  # squares: playing squares this near something over the board
+NEAR_HAND = 1.6
+# the most a class's median square may stand from the colour model (squared distance in
+# units of its spread) for the model's crown test and stack heights to be trusted: in
+# the light it was learned in the renderer's squares stand at 0.4-1.7, under another
+# light (darker, brighter, warmer) at 2.4-134
+LIGHT_HOLDS = 6.0  # squares: playing squares this near something over the board
 
 
 def fingerprint(paths: list[Path]) -> str:
@@ -212,12 +217,15 @@ def read_frame(obs: Observation, samples: Samples, sampler: Sampler, model: Colo
         crowned, unsure = _marked(obs.marks[pieces])
         king[pieces] = crowned | _kings(obs.probs[pieces, 2:].sum(axis=1))
         unsure_king[pieces] = unsure
-        own = [CLASSES.index(labels[i]) for i in pieces]
-        crown = crown_features(samples, light, sampler)
-        king[pieces] |= crown_scores(crown[pieces], own, model) > model.crown_limit
-        if stack is not None:
-            king[pieces] |= stack.kings(*stack_view(samples, light, sampler, labels, model,
-                                                    pieces))
+        # the colour model's tests stand only in the light it was learned in (a brighter
+        # frame made men's tops "crowns" and white men stacks); else the nets' alone
+        if _light_holds(model, feats, labels):
+            own = [CLASSES.index(labels[i]) for i in pieces]
+            crown = crown_features(samples, light, sampler)
+            king[pieces] |= crown_scores(crown[pieces], own, model) > model.crown_limit
+            if stack is not None:
+                king[pieces] |= stack.kings(*stack_view(samples, light, sampler, labels,
+                                                        model, pieces))
     unsure_king &= ~king
 
     hand, near = _hands(obs, samples, sampler, light, model, occlusion, occupied)
@@ -235,6 +243,19 @@ def read_frame(obs: Observation, samples: Samples, sampler: Sampler, model: Colo
         squares[square] = lab.upper() if king[i] else lab
         confidence[square] = sure
     return Reading(n, squares, confidence, hand=hand), feats, labels
+
+
+def _light_holds(model: ColourModel, feats: np.ndarray, labels: list[str]) -> bool:
+    """Whether the colour model learned at calibration still describes this frame: the
+    squares of each class (as the nets and the head read them) lie, at the median,
+    within LIGHT_HOLDS of it (squared distances in units of its spread)."""
+    distances = model.distances(feats)
+    lab = np.array(labels)
+    for k, c in enumerate(CLASSES):
+        mine = lab == c
+        if mine.any() and float(np.median(distances[mine, k])) > LIGHT_HOLDS:
+            return False
+    return True
 
 
 def _hands(obs: Observation, samples: Samples, sampler: Sampler, light, model: ColourModel,
