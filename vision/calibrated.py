@@ -39,6 +39,7 @@ from .colour_read import (
     crown_scores,
     fit_light,
     stack_view,
+    wall_features,
 )
 from .height import StackModel
 from .read import SURE, Observation, Reading, _kings, _marked, learn_from_the_photo
@@ -212,37 +213,61 @@ def read_frame(obs: Observation, samples: Samples, sampler: Sampler, model: Colo
         labels[i] = "w" if p_white[k] >= 0.5 else "b"
 
     king = np.zeros(len(labels), bool)
+    by_colour = np.zeros(len(labels), bool)  # kings by the colour model's tests alone
     unsure_king = np.zeros(len(labels), bool)
+    hand, near = _hands(obs, samples, sampler, light, model, occlusion, occupied)
+    holds = _light_holds(model, feats[~near], [lab for lab, x in zip(labels, near, strict=True)
+                                                if not x])
     if len(pieces):
         crowned, unsure = _marked(obs.marks[pieces])
         king[pieces] = crowned | _kings(obs.probs[pieces, 2:].sum(axis=1))
         unsure_king[pieces] = unsure
         # the colour model's tests stand only in the light it was learned in (a brighter
         # frame made men's tops "crowns" and white men stacks); else the nets' alone
-        if _light_holds(model, feats, labels):
+        if holds:
             own = [CLASSES.index(labels[i]) for i in pieces]
             crown = crown_features(samples, light, sampler)
-            king[pieces] |= crown_scores(crown[pieces], own, model) > model.crown_limit
+            by_colour[pieces] = crown_scores(crown[pieces], own, model) > model.crown_limit
             if stack is not None:
-                king[pieces] |= stack.kings(*stack_view(samples, light, sampler, labels,
-                                                        model, pieces))
+                by_colour[pieces] |= stack.kings(*stack_view(samples, light, sampler, labels,
+                                                             model, pieces))
+            by_colour &= ~king
+            king |= by_colour
     unsure_king &= ~king
 
-    hand, near = _hands(obs, samples, sampler, light, model, occlusion, occupied)
+    hidden = np.zeros(len(labels), bool)
+    if hand and holds:
+        # under a hand, a square whose colour no class explains, nor its wall low down
+        # a piece's, is hidden: the nets may take a palm for a piece; and at its edge a
+        # square the colour model sure of the other kind (empty or not) than the nets
+        hidden = _unexplained(model, samples, light, sampler, feats)
+        seen, sure_seen, d2 = model.classify(feats)
+        hidden |= ((np.array(seen) == "e") != ~occupied) & (sure_seen > SURE) & (d2 <= OUTLIER_D2)
     squares: dict[int, str] = {}
     confidence: dict[int, float] = {}
     colour_of = dict(zip(pieces.tolist(), sure_colour.tolist(), strict=True))
     for i, lab in enumerate(labels):
         square = i + 1
         sure = float(p_empty[i]) if lab == "e" else (1 - float(p_empty[i])) * colour_of[i]
-        if unsure_king[i]:
-            sure = 0.0
-        if sure < (0.99 if near[i] else SURE):
+        # next to something over the board the nets have been seen sure and wrong (the
+        # hand's shadow, its palm): unknown, as the colour-model reader had it
+        if unsure_king[i] or hidden[i] or near[i] or sure < SURE:
             squares[square], confidence[square] = "?", 0.0
             continue
         squares[square] = lab.upper() if king[i] else lab
         confidence[square] = sure
     return Reading(n, squares, confidence, hand=hand), feats, labels
+
+
+def _unexplained(model: ColourModel, samples: Samples, light, sampler: Sampler,
+                 feats: np.ndarray) -> np.ndarray:
+    """Per playing square: its colour is explained by no class of the colour model, and
+    its wall, low down, by no piece's."""
+    out = model.distances(feats).min(axis=1) > OUTLIER_D2
+    if out.any():
+        walls = wall_features(samples, light, sampler)[out]
+        out[np.nonzero(out)[0]] = model.distances(walls)[:, 1:].min(axis=1) > OUTLIER_D2
+    return out
 
 
 def _light_holds(model: ColourModel, feats: np.ndarray, labels: list[str]) -> bool:

@@ -379,18 +379,19 @@ class BoardReader:
             samples = sampler.sample(frame)
         self.last_samples = samples
         side = side_of(pose.white_side_in_image())
-        calibrated = self.model is not None and self.head is not None
-        self.last = (look if fresh and look is not None and not calibrated
-                     else self._square_reader(calibrated).observe(frame))
-        if not calibrated:
+        model, head = self.model, self.head
+        if model is None or head is None:
+            self.last = (look if fresh and look is not None
+                         else self._square_reader().observe(frame))
             reading = decide(self.last, self.size)
-            notes = (GUESSED,) if self.guessed_side else ()
-            if self.model is not None:
+            notes: tuple[str, ...] = (GUESSED,) if self.guessed_side else ()
+            if model is not None:
                 notes += (NO_HEAD,)
             return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                            True, side, notes)
-        reading, feats, labels = read_frame(self.last, samples, sampler, self.model,
-                                            self.head, self.occlusion, self.stack,
+        self.last = self._square_reader(calibrated=True).observe(frame)
+        reading, feats, labels = read_frame(self.last, samples, sampler, model, head,
+                                            self.occlusion, self.stack,
                                             self._nets().fingerprint)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
