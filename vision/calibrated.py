@@ -14,12 +14,14 @@ numpy and kept in the calibration folder (`head.json`):
 - kings: a crowned piece by the nets (the mark on its top, or the crowned and stacked
   odds standing out from the frame's men, as `read.decide` does) or by the colour
   model's crown test; a king of two plain men by its height (`height.StackModel`), both
-  learned at calibration as before.
+  learned at calibration as before, and both only while the frame's squares still fit
+  the colour model (`_light_holds`): in another light they crowned men.
 
 Something over the board (a hand, an arm) is found as the colour-model reader found it
 (`colour_read.Occlusion`: a light square whose hue changed, a frame cell unlike its own
 side, a square showing no board at any corner), and by the nets where they looked at the
-plain squares too."""
+plain squares too; the squares near it are unknown, and under it those whose colour the
+colour model cannot explain or reads as the other kind than the nets."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from damas.calibration.colour import CLASSES, ColourModel
 
 from .colour_read import (
     OUTLIER_D2,
+    LightField,
     Occlusion,
     body_features,
     crown_features,
@@ -48,12 +51,12 @@ from .sampler import CORNERS, Sampler, Samples
 HEAD_FILE = "head.json"
 HEAD_KIND, HEAD_VERSION = "damas.head", 1
 COLOUR_FLOOR = 0.05  # the least spread of a colour (normalised units): noise, JPEG, light
-NEAR_HAND = 1.6
+NEAR_HAND = 1.6  # squares: playing squares this near something over the board
 # the most a class's median square may stand from the colour model (squared distance in
 # units of its spread) for the model's crown test and stack heights to be trusted: in
 # the light it was learned in the renderer's squares stand at 0.4-1.7, under another
 # light (darker, brighter, warmer) at 2.4-134
-LIGHT_HOLDS = 6.0  # squares: playing squares this near something over the board
+LIGHT_HOLDS = 6.0
 
 
 def fingerprint(paths: list[Path]) -> str:
@@ -195,14 +198,15 @@ def load_head(folder) -> SetHead | None:
 
 def read_frame(obs: Observation, samples: Samples, sampler: Sampler, model: ColourModel,
                head: SetHead, occlusion: Occlusion | None = None,
-               stack: StackModel | None = None,
-               nets: str = "") -> tuple[Reading, np.ndarray, list[str]]:
+               stack: StackModel | None = None, nets: str = "",
+               light: LightField | None = None) -> tuple[Reading, np.ndarray, list[str]]:
     """(reading, body features, labels e/w/b) of one frame of a calibrated set: `obs`
     the nets' look at it, `samples` the colour-model reader's (the crown test, the
     height of stacks, hands and the light; the body features are what a settled reading
-    teaches the colour model)."""
+    teaches the colour model). `light`: the light field of these samples, if fitted."""
     n = sampler.board.size
-    light = fit_light(samples.light, sampler.light_xy, n)
+    if light is None:
+        light = fit_light(samples.light, sampler.light_xy, n)
     feats = body_features(samples, light, sampler)
     p_empty = head.p_empty(obs, nets)
     occupied = p_empty < 0.5

@@ -28,6 +28,7 @@ from .colour_read import (
     KING_D2,
     MIN_ANOMALY,
     OUTLIER_D2,
+    LightField,
     Occlusion,
     body_features,
     crown_features,
@@ -111,6 +112,8 @@ class BoardReader:
         # with the colours, from a known position)
         self.stack = stack
         self._corner_reference: float | None = None
+        # the light field the pose check fitted to a frame's samples, for their reading
+        self._light: tuple[Samples, LightField] | None = None
         if pose is not None:
             self.set_pose(pose)
 
@@ -335,6 +338,7 @@ class BoardReader:
             return False
         if self.model is not None:
             light = fit_light(samples.light, sampler.light_xy, self.size)
+            self._light = (samples, light)
             res = np.linalg.norm(light.residual, axis=1)
             if (res > max(6 * self.model.light_spread, MIN_ANOMALY)).mean() < 0.3:
                 return True
@@ -390,9 +394,11 @@ class BoardReader:
             return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                            True, side, notes)
         self.last = self._square_reader(calibrated=True).observe(frame)
-        reading, feats, labels = read_frame(self.last, samples, sampler, model, head,
-                                            self.occlusion, self.stack,
-                                            self._nets().fingerprint)
+        fitted = self._light
+        reading, feats, labels = read_frame(
+            self.last, samples, sampler, model, head, self.occlusion, self.stack,
+            self._nets().fingerprint,
+            fitted[1] if fitted is not None and fitted[0] is samples else None)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                        True, side)
