@@ -131,8 +131,8 @@ class SetHead:
     def to_dict(self) -> dict:
         return {"white": self.white.round(5).tolist(), "black": self.black.round(5).tolist(),
                 "inv": self.inv.round(4).tolist(),
-                "empty": self.empty.round(5).tolist(),
-                "occupied": self.occupied.round(5).tolist(), "nets": self.nets}
+                "empty": _packed(self.empty), "occupied": _packed(self.occupied),
+                "nets": self.nets}
 
     @classmethod
     def from_dict(cls, d: dict) -> SetHead:
@@ -142,13 +142,34 @@ class SetHead:
                 raise ValueError(f"{key}: not a {dims}-d array of numbers")
             return a
 
-        head = cls(arr("white", 1), arr("black", 1), arr("inv", 2),
-                   arr("empty", 2) if d["empty"] else np.zeros((0, 0)),
-                   arr("occupied", 2) if d["occupied"] else np.zeros((0, 0)),
-                   str(d.get("nets", "")))
+        head = cls(arr("white", 1), arr("black", 1), arr("inv", 2), _unpacked(d["empty"]),
+                   _unpacked(d["occupied"]), str(d.get("nets", "")))
         if head.white.shape != (3,) or head.black.shape != (3,) or head.inv.shape != (3, 3):
             raise ValueError("colours must be 3 numbers and their spread 3x3")
         return head
+
+
+def _packed(a: np.ndarray) -> dict:
+    """Features as half floats in base64 (they are unit vectors' parts: 3 digits do)."""
+    import base64
+
+    return {"shape": list(a.shape),
+            "float16": base64.b64encode(a.astype("<f2").tobytes()).decode("ascii")}
+
+
+def _unpacked(d: dict) -> np.ndarray:
+    import base64
+    import binascii
+
+    try:
+        shape = tuple(int(v) for v in d["shape"])
+        a = np.frombuffer(base64.b64decode(d["float16"], validate=True), "<f2")
+        a = a.astype(np.float64).reshape(shape)
+    except (binascii.Error, ValueError) as e:
+        raise ValueError(f"features: {e}") from None
+    if len(shape) != 2 or not np.isfinite(a).all():
+        raise ValueError("features: not a table of numbers")
+    return a
 
 
 def _with_references(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray,
