@@ -144,7 +144,7 @@ def load_json(path: str | os.PathLike, kind: str, version: int) -> dict:
 
 
 # the calibration files this damas writes, and the version of each it reads
-CALIBRATION_KINDS = {"damas.board": 1, "damas.camera": 1}
+CALIBRATION_KINDS = {"damas.board": 1, "damas.camera": 1, "damas.head": 1}
 
 
 def load_any(path: str | os.PathLike) -> str:

@@ -459,6 +459,7 @@ def calibrate_table(scene, variant: str, folder: str) -> None:
 
     from damas.calibration.board import BOARD_FILE, BoardCalibration, save_board
     from damas.rules import Position
+    from damas.vision.calibrated import save_head
     from damas.vision.pipeline import BoardReader
     from damas.vision.render import render
 
@@ -473,3 +474,5 @@ def calibrate_table(scene, variant: str, folder: str) -> None:
     save_board(folder, BoardCalibration(start.variant.name, scene.size, pose.camera,
                                         (float(side[0]), float(side[1])), model,
                                         start.fen()))
+    if reader.head is not None:
+        save_head(folder, reader.head)

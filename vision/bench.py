@@ -157,6 +157,7 @@ def run(frames: int = 2000, seed: int = 1, progress=None) -> dict:
                     pose = reader.pose
                     assert pose is not None  # located above, and kept by every read
                     fresh = BoardReader(scene.size, model=reader.model, stack=reader.stack,
+                                        head=reader.head,
                                         white_at=pose.white_side_in_image(), adapt=False)
                     t0 = time.perf_counter()
                     again = fresh.read(frame)

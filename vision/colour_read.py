@@ -1,13 +1,15 @@
-"""The calibrated square reader: a set learned from one frame of a known position (the
-start position, or `damas calibrate board`), then every frame's samples read to a
-Reading of every dark square (empty, white, black, king, or unknown) with a confidence.
+"""The colour model of a set learned from one frame of a known position (the start
+position, or `damas calibrate board`), and what the calibrated reader (`calibrated`)
+takes from it: the light, a crown that is neither a piece's colour nor the board's,
+the profiles the height of a stack is read from (`height`), and hands (a light square or
+frame cell that no longer looks like itself). Which squares are empty, white or black
+the occupancy nets and the calibration's head say, not this model: learned in one light,
+it read a lamp's glow or a darker room as pieces.
 
 Colours are compared after dividing out the light: the light squares are always empty,
 so a smooth field fitted to their log colour says how much light falls where; every
-sample is taken relative to it. No threshold is set by hand: classes come from a colour
-model learned on a known position (or from clustering the squares when none is known),
-and "unknown" means a square that none of the classes explains, or that lies next to a
-light square or frame cell that no longer looks like itself (a hand, an arm).
+sample is taken relative to it. Without a known position the squares are clustered
+(`guess_labels`), to recognise the start position and orient the board.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ from damas.calibration.colour import CLASSES, ColourModel
 
 from .board import BoardPose
 from .errors import VisionError
-from .height import StackGeometry, StackModel
-from .read import Reading
-from .sampler import CORNERS, MAN_HEIGHT, Sampler, Samples
+from .height import StackGeometry
+from .sampler import MAN_HEIGHT, Sampler, Samples
 
 # squared distances in units of the class spread (chi-square, 3 degrees of freedom)
 OUTLIER_D2 = 25.9  # p = 1e-5: a square no class explains
@@ -183,101 +184,6 @@ def stack_view(samples: Samples, light: LightField, sampler: Sampler, labels: li
     profiles = profile_features(samples, light, sampler)[pieces]
     white = np.array([labels[i] == "w" for i in pieces], bool)
     return profiles, sampler.slant()[pieces], board, free, weight, white
-
-
-def read_samples(samples: Samples, sampler: Sampler, model: ColourModel,
-                 occlusion: Occlusion | None = None,
-                 stack: StackModel | None = None) -> tuple[Reading, np.ndarray, list[str]]:
-    """(reading, body features, raw labels) for one frame's samples. With a stack
-    model, kings are also told by their height (see `height`)."""
-    n = sampler.board.size
-    light = fit_light(samples.light, sampler.light_xy, n)
-    feats = body_features(samples, light, sampler)
-    labels, conf, d2 = model.classify(feats)
-    outlier = d2 > OUTLIER_D2
-    if outlier.any():
-        # a king's body ring may catch its medallion's glow: its wall, low down, is the
-        # same man's wall as any other's; trust it when it shows a piece
-        walls = wall_features(samples, light, sampler)
-        w_labels, w_conf, w_d2 = model.classify(walls[outlier])
-        for k, i in enumerate(np.nonzero(outlier)[0].tolist()):
-            if w_labels[k] != "e" and w_d2[k] <= OUTLIER_D2:
-                labels[i], conf[i], outlier[i] = w_labels[k], w_conf[k], False
-                continue
-            # or a piece's wall turned from the light: its own hue, darker
-            shaded = _shaded_piece(feats[i], model)
-            if shaded is not None:
-                labels[i], conf[i], outlier[i] = shaded, 0.9, False
-    occupied = np.array([lab != "e" for lab in labels]) | outlier
-
-    # a king shows a crown that is neither its own colour nor the board
-    crown = crown_features(samples, light, sampler)
-
-    hand = False
-    near_bad = np.zeros(len(labels), bool)
-    if occlusion is not None:
-        light_bad, ring_bad = occlusion.anomalies(samples, light, occupied, model.light_spread)
-        bad_xy = np.vstack([sampler.light_xy[light_bad], sampler.ring_xy[ring_bad]])
-        hand = bool(len(bad_xy))
-        if hand:
-            dist = np.linalg.norm(sampler.dark_xy[:, None] - bad_xy[None], axis=2)
-            near_bad = (dist < 1.6).any(axis=1)
-            # a hand may match a piece's colour; it cannot show the board at the corners,
-            # and the squares at its edge are half under it
-            covered = ~_board_at_a_corner(samples, light, sampler, model)
-            dist = np.linalg.norm(sampler.dark_xy[:, None] - sampler.dark_xy[None], axis=2)
-            near_bad |= ((dist < 1.5) & covered[None, :]).any(axis=1)
-
-    # a king: crowned, or (with a stack model) two men high
-    king = np.zeros(len(labels), bool)
-    pieces = np.nonzero([lab != "e" for lab in labels])[0]
-    if len(pieces):
-        own = [CLASSES.index(labels[i]) for i in pieces]
-        king[pieces] = crown_scores(crown[pieces], own, model) > model.crown_limit
-        if stack is not None:
-            king[pieces] |= stack.kings(*stack_view(samples, light, sampler, labels, model,
-                                                    pieces))
-
-    squares: dict[int, str] = {}
-    confidence: dict[int, float] = {}
-    for i, lab in enumerate(labels):
-        square = i + 1
-        if outlier[i] or near_bad[i]:
-            squares[square], confidence[square] = "?", 0.0
-            continue
-        if king[i]:
-            lab = lab.upper()
-        squares[square], confidence[square] = lab, float(conf[i])
-    return Reading(n, squares, confidence, hand=hand), feats, labels
-
-
-def _shaded_piece(x: np.ndarray, model: ColourModel) -> str | None:
-    """The piece colour whose top, dimmed (never below 40 %) or slightly brighter,
-    explains `x` alone among the classes; None when none or both do."""
-    fits = []
-    for label in CLASSES:
-        top = model.components[model.index(label)]
-        delta = x - top.mean
-        rest = delta - np.clip(delta.mean(), np.log(0.4), np.log(1.25))
-        fits.append(float(rest @ top.inv @ rest) <= OUTLIER_D2)
-    if fits[0] or fits[1] == fits[2]:  # the board explains it too, or both colours do
-        return None
-    return "w" if fits[1] else "b"
-
-
-def _board_at_a_corner(samples: Samples, light: LightField, sampler: Sampler,
-                       model: ColourModel) -> np.ndarray:
-    """Per dark square: does at least one of its corners show an empty dark square?"""
-    count = len(sampler.dark_xy)
-    xy = (sampler.dark_xy[:, None, :] + np.array(CORNERS)[None]).reshape(-1, 2)
-    feats = log_colour(samples.corners.reshape(-1, 3)) - light.at(xy)
-    empty = model.components[model.index("e")]
-    delta = feats - empty.mean
-    # a shadow (a piece's, the hand's) only darkens: let the brightness fall freely
-    shade = np.clip(delta.mean(axis=1, keepdims=True), np.log(0.35), np.log(1.5))
-    rest = delta - shade
-    d2 = np.einsum("ij,jk,ik->i", rest, empty.inv, rest).reshape(count, len(CORNERS))
-    return (d2 <= OUTLIER_D2).any(axis=1)
 
 
 def crown_scores(samples: np.ndarray, own: list[int], model: ColourModel) -> np.ndarray:

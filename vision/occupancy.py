@@ -59,24 +59,38 @@ class OccupancyModel:
             except cv2.error as e:
                 raise VisionError(f"{member}: not a readable model ({e})") from None
             self.nets.append((net, list(net.getUnconnectedOutLayersNames())))
+        self._fingerprint = ""
 
-    def __call__(self, patches: np.ndarray):
+    @property
+    def fingerprint(self) -> str:
+        """A digest of the nets' files: a calibration's head keeps it, as the features it
+        learned from are these nets' own."""
+        if not self._fingerprint:
+            from .calibrated import fingerprint
+
+            self._fingerprint = fingerprint(members(self.path))
+        return self._fingerprint
+
+    def __call__(self, patches: np.ndarray, mirror: bool = True):
         """(N, side, side, 3) normalised patches -> ((N, 4) probabilities of empty, a man,
         a crowned piece, two men stacked; (N,) displacement of a piece's top, squares;
         (N, F) the features they come from): the members' mean probabilities and
         displacements over each patch and its mirror image, and their features side by
-        side, each member's (summed over the two images) of unit length."""
+        side, each member's (summed over the two images) of unit length. mirror=False:
+        each patch once, not mirrored (half the time)."""
         if len(patches) == 0:
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros((0, 1))
         blob = np.ascontiguousarray(patches.transpose(0, 3, 1, 2), np.float32)
         n = len(blob)
-        both = np.concatenate([blob, blob[..., ::-1]])  # one forward pass for the two
+        # one forward pass for the two
+        both = np.concatenate([blob, blob[..., ::-1]]) if mirror else blob
         probs, shifts, features = [], [], []
         for net, outputs in self.nets:
             p, shift, f = _run(net, outputs, both)
-            probs.append((p[:n] + p[n:]) / 2)
-            shifts.append((shift[:n] + shift[n:]) / 2)
-            f = f[:n] + f[n:]
+            if mirror:
+                p, shift, f = (p[:n] + p[n:]) / 2, (shift[:n] + shift[n:]) / 2, f[:n] + f[n:]
+            probs.append(p)
+            shifts.append(shift)
             features.append(f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-9))
         return (np.mean(probs, axis=0), np.mean(shifts, axis=0),
                 np.concatenate(features, axis=1))

@@ -85,16 +85,16 @@ class BoardPatches:
     show: a smooth field (quadratic in log colour over the board, fitted robustly, so a
     hand over a few of them pulls it little) divides every patch, as a light meter
     would; then the empty playing colour and the plain colour are the medians over the
-    board."""
+    board. plain: patches of the plain squares as well (else the playing ones alone)."""
 
-    def __init__(self, pose: BoardPose):
+    def __init__(self, pose: BoardPose, plain: bool = True):
         n = pose.size
         self.pose = pose
         self.size = n
         self.dark = square_centres(n)
         self.light = light_centres(n)
         self.centres = np.vstack([self.dark, self.light])
-        self.squares = PatchSampler(pose, self.centres)
+        self.squares = PatchSampler(pose, self.centres if plain else self.dark)
         offsets = np.array([(1, 1), (1, -1), (-1, 1), (-1, -1)], np.float64)
         corners = (self.dark[:, None, :] + CORNER * offsets[None]).reshape(-1, 2)
         spots = np.array([(0, 0), (0.2, 0.2), (-0.2, 0.2), (0.2, -0.2), (-0.2, -0.2)])
@@ -106,15 +106,16 @@ class BoardPatches:
         self._design = _design(self.centres, n)
 
     def corrected(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(patches of every square, playing ones first, with the light evened out,
-        BGR float32; empty playing colour; plain colour), the colours as Lab."""
+        """(patches of every square, playing ones first (or of the playing ones alone),
+        with the light evened out, BGR float32; empty playing colour; plain colour), the
+        colours as Lab."""
         vals = cv2.remap(frame, *self._ref_map, cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3).astype(np.float32)
         k = len(self.dark)
         plain = np.median(vals[self._corners:].reshape(len(self.light), self._spots, 3), axis=1)
         gain = light_gain(plain, self._design, k)  # (squares, 3), playing ones first
         corners = vals[:self._corners].reshape(k, 4, 3) / gain[:k, None, :]
-        patches = self.squares(frame) / gain[:, None, None, :]
+        patches = self.squares(frame) / gain[:self.squares.count, None, None, :]
         dark_ref = _lab(corners.reshape(-1, 3))
         light_ref = _lab(plain / gain[k:])
         return patches, np.median(dark_ref, axis=0), np.median(light_ref, axis=0)
@@ -164,6 +165,8 @@ def _contrast(dark_ref: np.ndarray, light_ref: np.ndarray) -> float:
 
 def normalise(patches_bgr: np.ndarray, dark_ref: np.ndarray,
               light_ref: np.ndarray) -> np.ndarray:
+    if not len(patches_bgr):
+        return np.zeros(patches_bgr.shape, np.float32)
     return (to_lab(patches_bgr) - dark_ref) / _contrast(dark_ref, light_ref)
 
 

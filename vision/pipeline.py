@@ -2,14 +2,16 @@
 that turns frames into Readings, keeping the pose between frames (following a bumped
 board or camera, finding it afresh when it moved far).
 
-Two ways to read the squares:
+The occupancy nets read every frame (`read`), which tell a piece from an empty square
+by its shape as well as its colour. Two ways to go on from their look:
 - a set it has learned: from a calibration (`damas calibrate board`), or from the first
   frame when that frame shows a known position (the `known` one, or the start position
-  it recognises); every class gets a colour model of this set under this camera
-  (`colour_read`), adapted to slow changes of the light by every settled reading;
-- a set never seen, in a photo of any position: the occupancy model (`read`), which
-  tells a piece from an empty square by its shape as well as its colour, and splits
-  the pieces' colours by themselves.
+  it recognises); a small head fitted on that frame adapts the nets to the set
+  (`calibrated`: the calibration's squares among those the nets learn from, White's
+  and Black's colours), and a colour model of the set (`colour_read`) adds the crown
+  test, the height of stacks and hands;
+- a set never seen, in a photo of any position: the nets alone (`read.decide`), the
+  pieces' colours split by themselves.
 """
 
 from __future__ import annotations
@@ -21,17 +23,18 @@ from damas.calibration.colour import CLASSES, ColourModel
 from damas.rules import Position
 
 from .board import BoardPose
+from .calibrated import SetHead, load_head, read_frame
 from .colour_read import (
     KING_D2,
     MIN_ANOMALY,
     OUTLIER_D2,
+    LightField,
     Occlusion,
     body_features,
     crown_features,
     crown_scores,
     fit_light,
     guess_labels,
-    read_samples,
     stack_view,
     start_labels,
     wall_features,
@@ -46,6 +49,8 @@ from .sampler import Sampler, Samples
 
 SIDES = {"bottom": (0.0, 1.0), "top": (0.0, -1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
 GUESSED = "White's side is a guess: give --white-at or show the start position"
+NO_HEAD = ("calibrated before the nets were adapted to the set (no head.json): read as a "
+           "set never seen; calibrate again (damas calibrate board)")
 
 
 class PiecesOnLightSquares(VisionError):
@@ -67,7 +72,9 @@ class BoardReader:
 
     size: 8 or 10. model: a learned ColourModel (a calibration's), or None to learn one
     from the first frame when it shows a known position (`known`, or the start
-    position), else to read with the occupancy model. white_at: "bottom", "top", "left"
+    position), else to read with the occupancy model alone. head: the nets' head
+    adapted to the set (a calibration's; learned with the colour model when that is).
+    white_at: "bottom", "top", "left"
     or "right" of the image, or a unit image vector (from a calibration). playing: "dark"
     (the rules) or "light" (a set played on the light squares)."""
 
@@ -75,7 +82,7 @@ class BoardReader:
                  intrinsics: Intrinsics | None = None, white_at=None,
                  known: Position | None = None, pose: BoardPose | None = None,
                  adapt: bool = True, stack: StackModel | None = None, playing: str = "dark",
-                 occupancy: OccupancyModel | None = None):
+                 occupancy: OccupancyModel | None = None, head: SetHead | None = None):
         if playing not in ("dark", "light"):
             raise VisionError(f"playing squares must be dark or light, not {playing!r}")
         self.size = size
@@ -87,6 +94,7 @@ class BoardReader:
         self.adapt = adapt
         self.playing = playing
         self.occupancy = occupancy
+        self.head = head
         self.pose: BoardPose | None = None
         self.sampler: Sampler | None = None
         self.occlusion: Occlusion | None = None
@@ -104,6 +112,8 @@ class BoardReader:
         # with the colours, from a known position)
         self.stack = stack
         self._corner_reference: float | None = None
+        # the light field the pose check fitted to a frame's samples, for their reading
+        self._light: tuple[Samples, LightField] | None = None
         if pose is not None:
             self.set_pose(pose)
 
@@ -111,8 +121,9 @@ class BoardReader:
     def from_calibration(cls, folder, size: int, known: Position | None = None,
                          **options) -> BoardReader:
         """A reader set up from a calibration folder (`damas calibrate board`, and
-        `camera` when there): the set's colours, White's side, the playing squares, the
-        lens, and the board's pose to start from."""
+        `camera` when there): the set's colours and the nets' head, White's side, the
+        playing squares, the lens, and the board's pose to start from. A folder made
+        before heads were is read as a set never seen, with a note to calibrate again."""
         from damas.calibration.board import load_board, load_camera
         from damas.calibration.errors import CalibrationError
 
@@ -126,7 +137,8 @@ class BoardReader:
         reader = cls(size, model=board.colour,
                      intrinsics=camera.intrinsics if camera else None,
                      white_at=board.white_at, known=known, playing=board.playing,
-                     stack=StackModel.from_dict(board.stack), **options)
+                     stack=StackModel.from_dict(board.stack), head=load_head(folder),
+                     **options)
         reader.set_pose(pose.turned(1) if board.playing == "light" else pose)
         return reader
 
@@ -151,10 +163,17 @@ class BoardReader:
             raise VisionError("no board located yet")
         return self.pose, self.sampler
 
-    def _square_reader(self) -> SquareReader:
-        if self.squares is None:
+    def _nets(self) -> OccupancyModel:
+        return self.occupancy or load()
+
+    def _square_reader(self, calibrated: bool = False) -> SquareReader:
+        """The nets' reader of this pose; a calibrated set's looks at its playing squares
+        alone, each patch once (its head was fitted on such looks, and hands are told
+        by the colour samples): a quarter of the nets' time."""
+        if self.squares is None or self.squares.mirror == calibrated:
             pose, _ = self._located()
-            self.squares = SquareReader(pose, self.occupancy or load())
+            self.squares = SquareReader(pose, self._nets(), plain=not calibrated,
+                                        mirror=not calibrated)
         return self.squares
 
     def _corner_fraction(self, frame: np.ndarray) -> float:
@@ -304,6 +323,8 @@ class BoardReader:
             scores = crown_scores(crowns[men], [CLASSES.index(labels[i]) for i in men], model)
             model.crown_limit = max(KING_D2, 2.0 * float(scores.max()))
         self.stack = StackModel.fit(*stack_view(samples, light, sampler, labels, model, men))
+        look = self._square_reader(calibrated=True).observe(frame)
+        self.head = SetHead.fit(look, labels, self._nets().fingerprint)
         return model
 
     # --- frames -----------------------------------------------------------------------
@@ -317,6 +338,7 @@ class BoardReader:
             return False
         if self.model is not None:
             light = fit_light(samples.light, sampler.light_xy, self.size)
+            self._light = (samples, light)
             res = np.linalg.norm(light.residual, axis=1)
             if (res > max(6 * self.model.light_spread, MIN_ANOMALY)).mean() < 0.3:
                 return True
@@ -361,14 +383,22 @@ class BoardReader:
             samples = sampler.sample(frame)
         self.last_samples = samples
         side = side_of(pose.white_side_in_image())
-        if self.model is None:
-            self.last = look if fresh and look is not None else self._square_reader().observe(frame)
+        model, head = self.model, self.head
+        if model is None or head is None:
+            self.last = (look if fresh and look is not None
+                         else self._square_reader().observe(frame))
             reading = decide(self.last, self.size)
-            notes = (GUESSED,) if self.guessed_side else ()
+            notes: tuple[str, ...] = (GUESSED,) if self.guessed_side else ()
+            if model is not None:
+                notes += (NO_HEAD,)
             return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                            True, side, notes)
-        reading, feats, labels = read_samples(samples, sampler, self.model, self.occlusion,
-                                              self.stack)
+        self.last = self._square_reader(calibrated=True).observe(frame)
+        fitted = self._light
+        reading, feats, labels = read_frame(
+            self.last, samples, sampler, model, head, self.occlusion, self.stack,
+            self._nets().fingerprint,
+            fitted[1] if fitted is not None and fitted[0] is samples else None)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                        True, side)

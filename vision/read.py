@@ -128,12 +128,16 @@ MAYBE_EMPTY = 0.95  # the model's P(empty) under which a square's top is looked 
 
 
 class SquareReader:
-    """Reads the squares of one pose."""
+    """Reads the squares of one pose. plain: the model looks at the plain squares too
+    (something over the board), mirror: at every patch mirrored too (see `occupancy`);
+    a calibrated reader, which learned the set, does without either."""
 
-    def __init__(self, pose: BoardPose, model: OccupancyModel):
+    def __init__(self, pose: BoardPose, model: OccupancyModel, plain: bool = True,
+                 mirror: bool = True):
         self.pose = pose
         self.model = model
-        self.patches = BoardPatches(pose)
+        self.mirror = mirror
+        self.patches = BoardPatches(pose, plain)
         n = pose.size
         self.playing = n * n // 2
         self.lean = self.patches.squares.lean[: self.playing]
@@ -147,7 +151,7 @@ class SquareReader:
         playing = normalise(raw[:k], dark_ref, light_ref)
         # a plain square is read as an empty square of its own colour would be
         plain = normalise(raw[k:], light_ref, dark_ref)
-        probs, shift, features = self.model(np.concatenate([playing, plain]))
+        probs, shift, features = self.model(np.concatenate([playing, plain]), self.mirror)
         tops, rims = top_colours(playing, shift[:k])
         squares = self.patches.squares
         # only where a piece may stand: the search for a top is the costliest part here

@@ -154,6 +154,7 @@ def _reader_for(args, size: int, known=None):
     --playing-squares."""
     from damas.calibration.board import load_board, load_camera
     from damas.calibration.errors import CalibrationError
+    from damas.vision.calibrated import load_head
     from damas.vision.height import StackModel
     from damas.vision.pipeline import BoardReader
 
@@ -173,7 +174,8 @@ def _reader_for(args, size: int, known=None):
     reader = BoardReader(size, model=calibration.colour if calibration else None,
                          intrinsics=camera.intrinsics if camera else None, white_at=white,
                          known=known, playing=playing,
-                         stack=StackModel.from_dict(calibration.stack) if calibration else None)
+                         stack=StackModel.from_dict(calibration.stack) if calibration else None,
+                         head=load_head(args.calibration) if calibration else None)
     return reader, calibration
 
 
@@ -274,6 +276,7 @@ def _board_photo(args):
 def run_calibrate_board(args) -> int:
     from damas.calibration.board import BoardCalibration, save_board
     from damas.vision.annotate import annotate
+    from damas.vision.calibrated import save_head
 
     v = variant(args.variant)
     known = Position.from_fen(args.fen, v) if args.fen else Position.start(v)
@@ -291,6 +294,8 @@ def run_calibrate_board(args) -> int:
                            reader.model, known.fen(),
                            reader.stack.to_dict() if reader.stack else None, reader.playing)
     path = save_board(args.out, cal)
+    if reader.head is not None:
+        save_head(args.out, reader.head)
     print(f"{path}: {v.size}x{v.size} board found ({pose.method}), White at the "
           f"{reading.white_at} of the image, colours learned from {known.fen()}")
     if wrong:
