@@ -76,8 +76,9 @@ test: $(TEST_STAMP) lint typecheck firmware browser broker
 # For everyday work: every test but the firmware in simavr, Scan 2.0, the soaks and the
 # pydraughts cross-checks (tests/conftest.py, --fast).
 test-fast: $(TEST_STAMP) lint typecheck browser broker
-	@echo "tests (pytest --fast): all but the firmware in simavr, Scan, the soaks, pydraughts"
-	@$(BIN)/python -m pytest --fast
+	@echo "tests (pytest --fast, on every core): all but the firmware in simavr, Scan, the"
+	@echo "  soaks, pydraughts and the tests marked slow"
+	@$(BIN)/python -m pytest --fast -n auto
 
 bench: $(STAMP)
 	$(BIN)/damas bench rules

@@ -34,9 +34,10 @@ def progress(request):
 
 
 # `pytest --fast` (`make test-fast`): everything but what takes most of the time: the
-# firmware and GRBL in simavr, Scan 2.0, the soaks, and the cross-checks against
-# pydraughts (pure Python, some 1,900 times slower than our move generator: 8 of the
-# suite's 31 minutes in one measured run, 2026-12-06)
+# firmware and GRBL in simavr, Scan 2.0, the soaks, the cross-checks against pydraughts
+# (pure Python, some 1,900 times slower than our move generator: 8 of the suite's 31
+# minutes in one measured run, 2026-12-06), and the tests marked `slow` (10 s and more
+# each: long end-to-end runs a faster test covers in part, and the fuzzers' long searches)
 SLOW_FIXTURES = {"firmware", "grbl", "toolchain", "scan_build", "scan_folder"}
 SOAKS = {"test_hall_scale.py", "test_kiosk_soak.py", "test_web_soak.py",
          "test_pydraughts_files.py", "test_differential.py"}
@@ -44,8 +45,8 @@ SOAKS = {"test_hall_scale.py", "test_kiosk_soak.py", "test_web_soak.py",
 
 def pytest_addoption(parser):
     parser.addoption("--fast", action="store_true",
-                     help="leave out the firmware and GRBL in simavr, Scan 2.0, the soaks and "
-                          "the pydraughts cross-checks")
+                     help="leave out the firmware and GRBL in simavr, Scan 2.0, the soaks, "
+                          "the pydraughts cross-checks and the tests marked slow")
 
 
 def _slow(item) -> bool:
@@ -54,7 +55,8 @@ def _slow(item) -> bool:
     params = getattr(getattr(item, "callspec", None), "params", {})
     if any(value in ("firmware", "grbl") for value in params.values()):
         return True
-    return item.path.name in SOAKS or "firmware" in item.name
+    return (item.path.name in SOAKS or "firmware" in item.name
+            or item.get_closest_marker("slow") is not None)
 
 
 def pytest_collection_modifyitems(config, items):

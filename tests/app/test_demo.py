@@ -16,8 +16,9 @@ from damas.rules import Game
 from damas.rules.pdn import read_pdn
 
 
-@pytest.mark.parametrize("variant, seed", [("international", 5), ("brazilian", 6),
-                                           ("english", 7)])
+@pytest.mark.parametrize("variant, seed", [("international", 5),
+                                           pytest.param("brazilian", 6, marks=pytest.mark.slow),
+                                           pytest.param("english", 7, marks=pytest.mark.slow)])
 def test_a_short_demo_game_is_seen_exactly(tmp_path, variant, seed, progress):
     video = str(tmp_path / "demo.mp4") if variant == "english" else None
     options = DemoOptions(variant=variant, seed=seed, max_plies=8, irregular_rate=1.0,

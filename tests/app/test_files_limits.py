@@ -52,6 +52,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", str(folder)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_resume_says_how_far(small_disk):
     """Case 7: a full disk ended `damas demo` with two chained tracebacks, status 1."""
     proc = _damas(*DEMO, "--max-plies", "80", "--data-dir", str(small_disk), timeout=600)

@@ -79,7 +79,7 @@ def test_a_flag_fall_loses_the_game():
     assert game.ply == 5
 
 
-@pytest.mark.parametrize("variant", ["english", "brazilian"])
+@pytest.mark.parametrize("variant", ["english", pytest.param("brazilian", marks=pytest.mark.slow)])
 def test_higher_levels_beat_lower_ones(variant):
     """Cheap matches (the low levels search a few plies): level 5 against level 1 and
     level 7 against level 3. The figures for every pair of neighbours are in the README."""

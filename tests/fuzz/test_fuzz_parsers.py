@@ -55,6 +55,7 @@ def test_hub_server(seed):
     clean(*fuzzing.hub_server_case(random.Random(seed)))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, **SLOW)
 @given(seed=SEEDS)
 def test_hub_client(seed, tmp_path_factory):

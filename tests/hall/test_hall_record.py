@@ -5,6 +5,8 @@ to a broadcaster, whose PDN is the record's."""
 import subprocess
 import sys
 
+import pytest
+
 from damas.hall.broadcaster import Broadcaster, Hall
 from damas.hall.sim import wait_until
 from damas.rules import Game
@@ -18,6 +20,7 @@ def _video(path, plies=4, seed=3) -> Game:
                                                blur=(0, 0.3)), plies=plies, seed=seed)
 
 
+@pytest.mark.slow
 def test_record_publish_reaches_the_broadcaster(mosquitto, tmp_path):
     game = _video(tmp_path / "game.avi")
     hall = Hall("open", out=lambda line: None)

@@ -11,6 +11,7 @@ import select
 import threading
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -100,6 +101,7 @@ def ends_cleanly(capsys, status: int) -> str:
     return out.err
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(banner=st.booleans(),
@@ -171,6 +173,7 @@ def sane(machine) -> bool:
             and all(isinstance(k, int) for k in machine.controller.settings))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=mutated_machine())

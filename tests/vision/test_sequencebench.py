@@ -173,6 +173,7 @@ def test_a_bad_folder_is_one_line_and_status_2(rendered, tmp_path, capsys, damag
 @pytest.mark.skipif(not (SHARED / "sequences.json").is_file(),
                     reason=f"the real photo sequences are not here ({SHARED}): optional "
                            "development data beside the clone")
+@pytest.mark.slow
 def test_the_real_sequences():
     """What holds today, on the two log1 games (the one from the start position and the
     mid-game stretch, recorded from --fen), with and without a calibration: every move

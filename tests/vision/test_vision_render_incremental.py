@@ -11,7 +11,8 @@ from damas.vision.render import Renderer, render
 from damas.vision.scene import SceneRanges, random_scene
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])
 def test_every_frame_of_moves_made_by_hand_equals_a_fresh_render(seed):
     rng = random.Random(seed)
     size = (10, 8, 10)[seed]
