@@ -160,6 +160,7 @@ def toml_file(top: dict, tables: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(top=CONFIGS, tables=TABLES, noise=st.binary(max_size=4), cut=st.integers(0, 400),

@@ -44,6 +44,7 @@ def _moves_in(journal):
     return [e["notation"] for e in read_journal(journal) if e["kind"] == "move"]
 
 
+@pytest.mark.slow
 def test_resume_after_a_kill_restores_the_identical_record(tmp_path, progress):
     journal = tmp_path / "j.jsonl"
     kill_after = random.Random(os.getpid()).randint(2, 5)  # a random moment of the game
@@ -107,6 +108,7 @@ def test_the_summary_says_plies_and_moves_seconds_and_shares_and_where_the_pdn_i
                           "journal: /data/damas/demo.jsonl"]
 
 
+@pytest.mark.slow
 def test_a_second_demo_adds_its_game_to_the_pdn_as_the_journal_does(tmp_path):
     """Run twice on the same files (once with two games): the PDN holds every game in
     order, as the journal does; nothing of the first run is overwritten. The file is

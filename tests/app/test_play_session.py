@@ -49,6 +49,7 @@ def assert_record_is_true(session, world, events):
     assert sorted(recorded.game.notations()) == sorted(machine + person)
 
 
+@pytest.mark.slow
 def test_a_robot_game_seen_by_the_real_vision_pipeline_survives_faults(tmp_path, progress):
     faults = Faults(at_frames={25: "firmware_reset", 70: "camera_dropout",
                                110: "serial_drop"}, seconds_down=(2.0, 3.0))

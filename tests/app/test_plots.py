@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import cv2
+import pytest
 
 
 def damas(*args):
@@ -23,6 +24,7 @@ def test_a_match_draws_its_running_score(tmp_path):
     assert image.std() > 10  # drawn on, not blank
 
 
+@pytest.mark.slow
 def test_the_vision_bench_draws_its_conditions(tmp_path):
     out = tmp_path / "vision.svg"
     result = damas("bench", "vision", "--frames", "12", "--plot", str(out))

@@ -4,6 +4,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from damas.clock import clock_comment
 from damas.journal import read_journal
 from damas.rules.pdn import read_pdn
@@ -11,6 +13,7 @@ from damas.sim.video import hand_played_video
 from damas.vision.scene import SceneRanges
 
 
+@pytest.mark.slow
 def test_a_recorded_video_gives_the_moves_and_the_clock(tmp_path):
     video = tmp_path / "game.avi"
     game = hand_played_video(video, SceneRanges(sizes=(8,), tilt=(0, 20), noise=(0, 2),

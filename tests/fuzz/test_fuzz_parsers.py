@@ -27,6 +27,7 @@ def clean(result, text):
     assert kind in ("accepted", "clean"), f"{kind}: {why}\n{text!r}"
 
 
+@pytest.mark.slow
 @settings(max_examples=400, **SLOW)
 @given(seed=SEEDS)
 def test_fen(seed):
