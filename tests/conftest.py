@@ -36,7 +36,7 @@ def progress(request):
 # `pytest --fast` (`make test-fast`): everything but what takes most of the time: the
 # firmware and GRBL in simavr, Scan 2.0, the soaks, the cross-checks against pydraughts
 # (pure Python, some 1,900 times slower than our move generator: 8 of the suite's 31
-# minutes in one measured run, 2026-12-06), and the tests marked `slow` (10 s and more
+# minutes in one measured run, 2026-12-06), and the tests marked `slow` (9 s and more
 # each: long end-to-end runs a faster test covers in part, and the fuzzers' long searches)
 SLOW_FIXTURES = {"firmware", "grbl", "toolchain", "scan_build", "scan_folder"}
 SOAKS = {"test_hall_scale.py", "test_kiosk_soak.py", "test_web_soak.py",
