@@ -30,13 +30,13 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
-import json
 import math
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from damas.journal import read_journal
 from damas.rules import Position
 from damas.vision.errors import VisionError
 from damas.vision.photos import score
@@ -108,13 +108,6 @@ def _replay(seq: Sequence, calibration: Path | None, known: Position) -> list[di
     return out
 
 
-def _journal(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-
-
 def record_game(seq: Sequence, labels: Labels, work: Path, calibration: Path | None) -> dict:
     """One game through `damas record` (calibrated when `calibration` is a folder)."""
     tag = "cal" if calibration is not None else "plain"
@@ -133,7 +126,7 @@ def record_game(seq: Sequence, labels: Labels, work: Path, calibration: Path | N
         argv += ["--calibration", str(calibration)]
     status, _, err = _cli(argv)
     shutil.rmtree(frames, ignore_errors=True)
-    events = _journal(journal)
+    events = read_journal(journal) if journal.exists() else []
     known = Position.from_fen(fen, seq.variant) if fen else Position.start(seq.variant)
     readings = _replay(seq, calibration, known)
 

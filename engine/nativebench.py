@@ -16,10 +16,10 @@ from importlib import metadata
 from typing import Any
 
 from damas.rules import DamasError, Position
+from damas.rules.bench import WOLDOUBY
 
 from . import native
 
-WOLDOUBY = "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38"
 # (variant, FEN or None for the start, depth): each about 0.1 to 1 s on this machine
 CASES = (("international", None, 7), ("international", None, 9), ("brazilian", None, 11),
          ("english", None, 11), ("international", WOLDOUBY, 13))

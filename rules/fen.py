@@ -29,9 +29,8 @@ def parse_fen(text: str, variant: Variant,
     file's own square numbers to Manoury ones (see `damas.rules.gametype`)."""
     if not isinstance(text, str):
         raise FenError("FEN must be text")
-    fen = text.strip().strip('"').rstrip(".").strip()
-    fields = [f.strip() for f in fen.split(":")]
-    if not fen or fields[0].upper() not in ("W", "B"):
+    fields = _fields(text)
+    if not fields[0] or fields[0].upper() not in ("W", "B"):
         raise FenError(f"FEN {clip(text)!r}: must start with the side to move, W or B")
     turn = "WB".index(fields[0].upper())
     pieces: dict[int, str] = {}
@@ -62,11 +61,15 @@ def parse_fen(text: str, variant: Variant,
     return turn, pieces
 
 
+def _fields(text: str) -> list[str]:
+    """The FEN's `:`-separated fields, as written in a PDN tag or on its own."""
+    return [f.strip() for f in text.strip().strip('"').rstrip(".").strip().split(":")]
+
+
 def ending_plies(text: str) -> int:
     """The FEN's `H` field, as Lidraughts writes it: plies played since the material on
     the board became one of a draw rule's endings; 0 without one."""
-    for section in text.strip().strip('"').rstrip(".").split(":")[1:]:
-        section = section.strip()
+    for section in _fields(text)[1:]:
         if _COUNTER.fullmatch(section) and section[0] in "Hh":
             return int(section[1:])
     return 0

@@ -30,6 +30,7 @@ from .photos import LabelledPhoto, label_squares, playing_truth
 from .pipeline import SIDES
 
 _CELL = re.compile(r"row(\d+)col(\d+)")
+_CELLS = re.compile(r"row\d+col\d+")
 _MOVE = re.compile(r"\s*(light|dark) (?:man|king) (row\d+col\d+(?:\s*(?:->|x)\s*row\d+col\d+)+)"
                    r"(?: capturing (?:light|dark) at (row\d+col\d+(?:,\s*row\d+col\d+)*))?")
 
@@ -208,9 +209,15 @@ class Labels:
         if m is None:
             raise VisionError(f"{self.seq.name}: step {step}: {text[:60]!r} is not a move "
                               "('light man row6col2 -> row5col3')")
-        path = tuple(self.cell(c) for c in re.findall(r"row\d+col\d+", m[2]))
-        taken = frozenset(self.cell(c) for c in re.findall(r"row\d+col\d+", m[3] or ""))
-        return LabelMove("white" if m[1] == "light" else "black", path, taken)
+        side, path = self._side_and_path(m)
+        taken = frozenset(self.cell(c) for c in _CELLS.findall(m[3] or ""))
+        return LabelMove(side, path, taken)
+
+    def _side_and_path(self, m: re.Match) -> tuple[str, tuple[int, ...]]:
+        """Who moves ("white": the light men) and the squares of the way, of a move's
+        text matched by _MOVE."""
+        return ("white" if m[1] == "light" else "black",
+                tuple(self.cell(c) for c in _CELLS.findall(m[2])))
 
     def irregular_text(self, step: int) -> str:
         """An irregular step in a board's squares where its text names a move ("irregular:
@@ -219,9 +226,8 @@ class Labels:
         m = _MOVE.match(text)
         try:
             if m is not None:
-                side = "white" if m[1] == "light" else "black"
-                path = [self.cell(c) for c in re.findall(r"row\d+col\d+", m[2])]
-                taken = re.findall(r"row\d+col\d+", m[3] or "")
+                side, path = self._side_and_path(m)
+                taken = _CELLS.findall(m[3] or "")
                 return f"irregular: {move_text((side, path[0], path[-1], taken))}"
         except VisionError:
             pass
