@@ -14,8 +14,9 @@ setup(
     ext_modules=[
         Extension(
             "damas.engine._core",
-            sources=[f"{NATIVE}/{name}" for name in ("module.c", "movegen.c", "perft.c")],
-            depends=[f"{NATIVE}/core.h"],
+            sources=[f"{NATIVE}/{name}" for name in ("module.c", "movegen.c", "perft.c",
+                                                     "eval.c", "search.c")],
+            depends=[f"{NATIVE}/core.h", f"{NATIVE}/search.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
         )
     ]

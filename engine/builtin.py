@@ -63,7 +63,7 @@ class BuiltinEngine(Engine):
             max_depth=min(depths) if depths else 99, max_nodes=limit.nodes,
             soft_deadline=started + soft if soft is not None else None,
             hard_deadline=started + hard if hard is not None else None,
-            on_info=on_info, noise=lv.noise, rng=self.rng)
+            on_info=on_info, noise=lv.noise, rng=self.rng, ending_run=game.plies_in_ending())
         assert result.move is not None  # position_to_play saw a legal move
         info = result.infos[-1] if result.infos else Info(
             result.depth, result.score, result.nodes, result.seconds, result.pv,

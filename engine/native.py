@@ -41,7 +41,8 @@ def available() -> bool:
     return _core is not None
 
 
-def _module() -> ModuleType:
+def module() -> ModuleType:
+    """The extension, or an ImportError that says how to build it."""
     if _core is None:
         raise ImportError("the native core damas.engine._core is not built: "
                           "pip install -e . builds it (it needs gcc and Python's headers)")
@@ -51,7 +52,7 @@ def _module() -> ModuleType:
 @cache
 def rules_flags(v: Variant) -> int:
     """The variant's rules as the flags the C core reads."""
-    core = _module()
+    core = module()
     flags = core.RULE_SIZE10 if v.size == 10 else 0
     if v.men_capture_backwards:
         flags |= core.RULE_BACKWARDS
@@ -71,7 +72,7 @@ def perft(position: Position, depth: int, fallback: bool = True) -> int:
     known from play, only from pieces set up for it) the count is damas.rules', or with
     `fallback=False` an OverflowError."""
     try:
-        return _module().perft(rules_flags(position.variant), position.white, position.black,
+        return module().perft(rules_flags(position.variant), position.white, position.black,
                                position.kings, int(position.turn), depth)
     except OverflowError:
         if not fallback:
@@ -84,7 +85,7 @@ def legal_moves(position: Position, fallback: bool = True) -> list[Move]:
     pure-Python generator may give another route to the same result; moves compare by
     start, end and captured set). Beyond what the core holds: damas.rules' moves."""
     try:
-        raw = _module().moves(rules_flags(position.variant), position.white, position.black,
+        raw = module().moves(rules_flags(position.variant), position.white, position.black,
                               position.kings, int(position.turn))
     except OverflowError:
         if not fallback:

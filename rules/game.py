@@ -127,6 +127,14 @@ class Game:
             run += 1
         return run
 
+    def plies_in_ending(self) -> int:
+        """Plies played in the drawing ending the game is in (the count its draw rule
+        keeps), 0 outside one."""
+        for rule in self.variant.draw_rules:
+            if rule.kind is DrawKind.ENDGAME and (run := self._ending_run(rule)) >= 0:
+                return run
+        return 0
+
     def _ending_run(self, rule: DrawRule) -> int:
         """Plies played since the material became one of the rule's endings."""
         endings = {tuple(sorted(pair)) for pair in rule.endings}

@@ -1,11 +1,14 @@
-"""`damas think`, `damas match`, `damas hub`, `damas dxp` and `damas bench engine`."""
+"""`damas think`, `damas match`, `damas hub`, `damas dxp`, `damas train engine` and
+`damas bench engine`."""
 
 from __future__ import annotations
 
 import json
 import sys
 import time
+from pathlib import Path
 
+from damas.cli import command_group
 from damas.rules import DamasError, Game, variant
 
 
@@ -44,6 +47,17 @@ def register(sub) -> None:
     p.add_argument("--variant", default="international")
     p.add_argument("--level", type=int, default=10)
     p.set_defaults(run=run_hub)
+
+    t = command_group(sub, "train", "train a learned part (needs the train extra)")
+    p = t.add_parser("engine", help="fit the evaluation's weights to self-play games")
+    p.add_argument("--variant", default="international")
+    p.add_argument("--games", type=int, default=400, help="self-play games (default 400)")
+    p.add_argument("--depth", type=int, default=6, help="their search depth (default 6)")
+    p.add_argument("--seed", type=int, default=1, help="the same seed gives the same weights")
+    p.add_argument("--out", metavar="FILE",
+                   help="weights file to write (default: the one damas ships, "
+                        "engine/weights/VARIANT.json)")
+    p.set_defaults(run=run_train_engine)
 
     p = sub.add_parser("dxp", help="offer an engine to DXP programs over TCP (127.0.0.1)")
     p.add_argument("--listen", type=int, required=True, metavar="PORT",
@@ -224,6 +238,25 @@ def run_dxp(args) -> int:
 
 
 # --- benchmark --------------------------------------------------------------------------
+
+
+def run_train_engine(args) -> int:
+    from damas.engine.evaluation import weights_path, write_weights
+    from damas.engine.tuning import tune
+    from damas.progress import Progress
+
+    if args.games < 10 or args.depth < 1:
+        raise DamasError("--games must be 10 or more and --depth 1 or more")
+    with Progress("self-play games", total=args.games, unit="game") as bar:
+        report = tune(args.variant, args.games, args.depth, args.seed,
+                      progress=lambda done: bar.update(1))
+    out = Path(args.out) if args.out else weights_path(args.variant)
+    write_weights(report.weights, out)
+    print(f"{len(report.train.results):,} positions from {args.games} games at depth "
+          f"{args.depth} (every fifth game held out: {len(report.held_out.results):,})")
+    print(f"held-out log-loss {report.loss_before:.4f} before, {report.loss_after:.4f} after")
+    print(f"weights written to {out}")
+    return 0
 
 
 def bench_engine(args) -> int:

@@ -6,7 +6,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "core.h"
+#include "search.h"
 
 enum { RULE_SIZE10 = 1, RULE_BACKWARDS = 2, RULE_FLYING = 4, RULE_MAXIMUM = 8, RULE_STOPS = 16 };
 
@@ -25,25 +25,21 @@ static int read_board(PyObject *obj, const char *name, bb *out) {
     return 1;
 }
 
-/* The arguments every function takes: rules, white, black, kings, turn. */
-static int read_position(PyObject *args, Rules *r, bb *own, bb *opp, bb *kings, int *side,
-                         int *depth) {
-    int flags, turn;
-    PyObject *w, *b, *k;
-    if (depth) {
-        if (!PyArg_ParseTuple(args, "iOOOii", &flags, &w, &b, &k, &turn, depth)) return 0;
-    } else if (!PyArg_ParseTuple(args, "iOOOi", &flags, &w, &b, &k, &turn)) {
-        return 0;
-    }
-    bb white, black;
-    if (!read_board(w, "white", &white) || !read_board(b, "black", &black) ||
-        !read_board(k, "kings", kings))
-        return 0;
+static void rules_from_flags(int flags, Rules *r) {
     r->size = flags & RULE_SIZE10 ? 10 : 8;
     r->backwards = !!(flags & RULE_BACKWARDS);
     r->flying = !!(flags & RULE_FLYING);
     r->maximum = !!(flags & RULE_MAXIMUM);
     r->stops = !!(flags & RULE_STOPS);
+}
+
+/* A position of these rules, side-relative. */
+static int check_position(const Rules *r, PyObject *w, PyObject *b, PyObject *k, int turn,
+                          int *side, bb *own, bb *opp, bb *kings) {
+    bb white, black;
+    if (!read_board(w, "white", &white) || !read_board(b, "black", &black) ||
+        !read_board(k, "kings", kings))
+        return 0;
     bb valid = valid_of(r);
     if ((white & black) || ((white | black) & ~valid) || (*kings & ~(white | black))) {
         PyErr_SetString(PyExc_ValueError,
@@ -59,6 +55,20 @@ static int read_position(PyObject *args, Rules *r, bb *own, bb *opp, bb *kings, 
     *own = turn ? black : white;
     *opp = turn ? white : black;
     return 1;
+}
+
+/* The arguments every function takes: rules, white, black, kings, turn. */
+static int read_position(PyObject *args, Rules *r, bb *own, bb *opp, bb *kings, int *side,
+                         int *depth) {
+    int flags, turn;
+    PyObject *w, *b, *k;
+    if (depth) {
+        if (!PyArg_ParseTuple(args, "iOOOii", &flags, &w, &b, &k, &turn, depth)) return 0;
+    } else if (!PyArg_ParseTuple(args, "iOOOi", &flags, &w, &b, &k, &turn)) {
+        return 0;
+    }
+    rules_from_flags(flags, r);
+    return check_position(r, w, b, k, turn, side, own, opp, kings);
 }
 
 static PyObject *core_perft(PyObject *self, PyObject *args) {
@@ -143,6 +153,304 @@ static PyObject *core_moves(PyObject *self, PyObject *args) {
     return list;
 }
 
+/* --- the search: a Searcher object per engine ------------------------------------------ */
+
+static const char *FEATURE_NAMES[N_FEATURES] = {
+    "man", "king", "adv1", "adv2", "adv3", "adv4", "adv5", "adv6", "adv7", "adv8",
+    "centre", "edge", "guard", "balance", "mobility", "locked", "run1", "run2", "run3",
+    "outpost", "locked_wing", "king_square", "king_alone", "king_mobility",
+};
+
+typedef struct {
+    PyObject_HEAD Engine *engine;
+    Rules rules;
+    int busy; /* a thread is inside iterate(): a second one must not enter */
+} Searcher;
+
+static int searcher_init(Searcher *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"rules", "tt_mb", NULL};
+    int flags, tt_mb = 32;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|i", names, &flags, &tt_mb)) return -1;
+    if (tt_mb < 1 || tt_mb > 4096) {
+        PyErr_SetString(PyExc_ValueError, "tt_mb must be 1 to 4096");
+        return -1;
+    }
+    rules_from_flags(flags, &self->rules);
+    engine_free(self->engine);
+    self->engine = engine_new(&self->rules, (size_t)tt_mb << 20);
+    if (!self->engine) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void searcher_dealloc(Searcher *self) {
+    engine_free(self->engine);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int ready(Searcher *self) {
+    if (!self->engine) {
+        PyErr_SetString(PyExc_RuntimeError, "Searcher.__init__ was not called");
+        return 0;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the searcher is searching in another thread");
+        return 0;
+    }
+    return 1;
+}
+
+/* white, black, kings, turn of this searcher's variant, side-relative */
+static int read_side(Searcher *self, PyObject *args, int *side, bb *own, bb *opp, bb *kings) {
+    PyObject *w, *b, *k;
+    int turn;
+    if (!PyArg_ParseTuple(args, "OOOi", &w, &b, &k, &turn)) return 0;
+    return check_position(&self->rules, w, b, k, turn, side, own, opp, kings);
+}
+
+static PyObject *searcher_weights(Searcher *self, PyObject *args) {
+    PyObject *weights;
+    int trade, chase, divisor;
+    if (!ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oiii", &weights, &trade, &chase, &divisor)) return NULL;
+    PyObject *seq = PySequence_Fast(weights, "weights must be a sequence of ints");
+    if (!seq) return NULL;
+    if (PySequence_Fast_GET_SIZE(seq) != N_FEATURES) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "weights must hold %d ints (FEATURES)", N_FEATURES);
+        return NULL;
+    }
+    Eval *e = engine_eval(self->engine);
+    for (int i = 0; i < N_FEATURES; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        e->w[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    if (divisor < 1) {
+        PyErr_SetString(PyExc_ValueError, "the flying-ending divisor must be 1 or more");
+        return NULL;
+    }
+    e->trade = trade;
+    e->chase = chase;
+    e->flying_ending_divisor = divisor;
+    engine_clear(self->engine); /* scores in the table were of other weights */
+    Py_RETURN_NONE;
+}
+
+/* draw_rules(king_limit, [(limit, [(kings, men, kings, men), ...]), ...]) in plies */
+static PyObject *searcher_draw_rules(Searcher *self, PyObject *args) {
+    int king_limit;
+    PyObject *rules;
+    if (!ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO", &king_limit, &rules)) return NULL;
+    Ending endings[MAX_ENDINGS];
+    int limits[MAX_ENDINGS] = {0}, n = 0;
+    PyObject *seq = PySequence_Fast(rules, "ending rules must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n_rules = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n_rules && i < MAX_ENDINGS; i++) {
+        PyObject *materials;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "iO", &limits[i], &materials)) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        PyObject *m = PySequence_Fast(materials, "an ending rule's materials must be a sequence");
+        if (!m) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(m); j++) {
+            int ka, ma, kb, mb;
+            if (n >= MAX_ENDINGS ||
+                !PyArg_ParseTuple(PySequence_Fast_GET_ITEM(m, j), "iiii", &ka, &ma, &kb, &mb)) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "at most %d ending materials", MAX_ENDINGS);
+                Py_DECREF(m);
+                Py_DECREF(seq);
+                return NULL;
+            }
+            endings[n++] = (Ending){(uint8_t)ka, (uint8_t)ma, (uint8_t)kb, (uint8_t)mb, (int)i};
+        }
+        Py_DECREF(m);
+    }
+    Py_DECREF(seq);
+    engine_draw_rules(self->engine, king_limit, endings, n, limits);
+    Py_RETURN_NONE;
+}
+
+static PyObject *searcher_root(Searcher *self, PyObject *args) {
+    PyObject *w, *b, *k, *history;
+    int turn, king_run, ending_run, noise;
+    unsigned long long seed;
+    if (!ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOiOiiiK", &w, &b, &k, &turn, &history, &king_run,
+                          &ending_run, &noise, &seed))
+        return NULL;
+    int side;
+    bb own, opp, kings;
+    if (!check_position(&self->rules, w, b, k, turn, &side, &own, &opp, &kings)) return NULL;
+    PyObject *seq = PySequence_Fast(history, "history must be a sequence of positions");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    bb(*positions)[4] = PyMem_Malloc(sizeof(bb[4]) * (n ? (size_t)n : 1));
+    if (!positions) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hw, *hb, *hk;
+        int ht, hs;
+        bb ho, hp, hking;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "OOOi", &hw, &hb, &hk, &ht) ||
+            !check_position(&self->rules, hw, hb, hk, ht, &hs, &ho, &hp, &hking)) {
+            PyMem_Free(positions);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        positions[i][0] = ho;
+        positions[i][1] = hp;
+        positions[i][2] = hking;
+        positions[i][3] = (bb)hs;
+    }
+    Py_DECREF(seq);
+    int count = engine_root(self->engine, side, own, opp, kings, (const bb(*)[4])positions,
+                            (int)n, king_run, ending_run, noise, seed);
+    PyMem_Free(positions);
+    if (count < 0) {
+        PyErr_SetString(PyExc_OverflowError, "more root moves than the native core holds");
+        return NULL;
+    }
+    return PyLong_FromLong(count);
+}
+
+/* one iteration without the GIL: True when it finished, False when stopped */
+static PyObject *searcher_iterate(Searcher *self, PyObject *args) {
+    int depth, finished;
+    if (!ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "i", &depth)) return NULL;
+    if (depth < 1 || depth >= MAX_PLY) {
+        PyErr_Format(PyExc_ValueError, "depth must be 1 to %d", MAX_PLY - 1);
+        return NULL;
+    }
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS;
+    finished = engine_iterate(self->engine, depth);
+    Py_END_ALLOW_THREADS;
+    self->busy = 0;
+    return PyBool_FromLong(finished);
+}
+
+static PyObject *move_tuple(const SMove *m) {
+    return Py_BuildValue("(KKK)", (unsigned long long)m->from, (unsigned long long)m->to,
+                         (unsigned long long)m->captured);
+}
+
+/* (finished, score, best, improved, pv, nodes, seldepth); moves as (from, to, captured) bits */
+static PyObject *searcher_report(Searcher *self, PyObject *noargs) {
+    (void)noargs;
+    if (!self->engine) return ready(self) ? NULL : NULL;
+    const Report *r = engine_report(self->engine);
+    PyObject *pv = PyList_New(r->pv_length);
+    if (!pv) return NULL;
+    for (int i = 0; i < r->pv_length; i++) {
+        PyObject *m = move_tuple(&r->pv[i]);
+        if (!m) {
+            Py_DECREF(pv);
+            return NULL;
+        }
+        PyList_SET_ITEM(pv, i, m);
+    }
+    return Py_BuildValue("(OiNONKi)", r->finished ? Py_True : Py_False, r->score,
+                         move_tuple(&r->best), r->improved ? Py_True : Py_False, pv,
+                         (unsigned long long)r->nodes, r->seldepth);
+}
+
+/* limits(hard_seconds or None, max_nodes or 0): may be called while a search runs */
+static PyObject *searcher_limits(Searcher *self, PyObject *args) {
+    PyObject *hard;
+    unsigned long long nodes;
+    if (!self->engine) return ready(self) ? NULL : NULL;
+    if (!PyArg_ParseTuple(args, "OK", &hard, &nodes)) return NULL;
+    double seconds = -1;
+    if (hard != Py_None) {
+        seconds = PyFloat_AsDouble(hard);
+        if (seconds == -1 && PyErr_Occurred()) return NULL;
+        if (seconds < 0) seconds = 0;
+    }
+    engine_limits(self->engine, seconds, nodes);
+    Py_RETURN_NONE;
+}
+
+static PyObject *searcher_stop(Searcher *self, PyObject *noargs) {
+    (void)noargs;
+    if (self->engine) engine_stop(self->engine);
+    Py_RETURN_NONE;
+}
+
+static PyObject *searcher_clear(Searcher *self, PyObject *noargs) {
+    (void)noargs;
+    if (!ready(self)) return NULL;
+    engine_clear(self->engine);
+    Py_RETURN_NONE;
+}
+
+static PyObject *searcher_evaluate(Searcher *self, PyObject *args) {
+    int side;
+    bb own, opp, kings;
+    if (!ready(self) || !read_side(self, args, &side, &own, &opp, &kings)) return NULL;
+    return PyLong_FromLong(evaluate(engine_eval(self->engine), side, own, opp, kings));
+}
+
+static PyObject *searcher_features(Searcher *self, PyObject *args) {
+    int side, f[N_FEATURES];
+    bb own, opp, kings;
+    if (!ready(self) || !read_side(self, args, &side, &own, &opp, &kings)) return NULL;
+    features_of(engine_eval(self->engine), side, own, opp, kings, f);
+    PyObject *t = PyTuple_New(N_FEATURES);
+    if (!t) return NULL;
+    for (int i = 0; i < N_FEATURES; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(f[i]));
+    return t;
+}
+
+static PyMethodDef searcher_methods[] = {
+    {"set_weights", (PyCFunction)searcher_weights, METH_VARARGS,
+     "set_weights(weights, trade, chase, flying_ending_divisor)"},
+    {"set_draw_rules", (PyCFunction)searcher_draw_rules, METH_VARARGS,
+     "set_draw_rules(king_limit, [(limit, [(kings, men, kings, men)])]), in plies"},
+    {"root", (PyCFunction)searcher_root, METH_VARARGS,
+     "root(white, black, kings, turn, history, king_run, ending_run, noise, seed) -> moves"},
+    {"iterate", (PyCFunction)searcher_iterate, METH_VARARGS,
+     "iterate(depth) -> True when the iteration finished (runs without the GIL)"},
+    {"report", (PyCFunction)searcher_report, METH_NOARGS,
+     "report() -> (finished, score, best, improved, pv, nodes, seldepth)"},
+    {"limits", (PyCFunction)searcher_limits, METH_VARARGS,
+     "limits(hard_seconds or None, max_nodes or 0)"},
+    {"stop", (PyCFunction)searcher_stop, METH_NOARGS, "stop() the running search"},
+    {"clear", (PyCFunction)searcher_clear, METH_NOARGS, "clear() the table and history"},
+    {"evaluate", (PyCFunction)searcher_evaluate, METH_VARARGS,
+     "evaluate(white, black, kings, turn) -> score for the side to move"},
+    {"features", (PyCFunction)searcher_features, METH_VARARGS,
+     "features(white, black, kings, turn) -> the evaluation's terms (FEATURES)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject SearcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "damas.engine._core.Searcher",
+    .tp_basicsize = sizeof(Searcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Searcher(rules, tt_mb=32): the native search of one variant",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)searcher_init,
+    .tp_dealloc = (destructor)searcher_dealloc,
+    .tp_methods = searcher_methods,
+};
+
 static PyMethodDef methods[] = {
     {"perft", core_perft, METH_VARARGS,
      "perft(rules, white, black, kings, turn, depth) -> leaves of the legal-move tree"},
@@ -153,20 +461,37 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "damas.engine._core",
-    "The native core: bitboard move generation and perft (engine/native/).", -1, methods,
+    "The native core: move generation, perft, search and evaluation (engine/native/).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
     core_init();
+    if (PyType_Ready(&SearcherType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    PyObject *names = PyTuple_New(N_FEATURES);
+    if (!names) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    for (int i = 0; i < N_FEATURES; i++)
+        PyTuple_SET_ITEM(names, i, PyUnicode_FromString(FEATURE_NAMES[i]));
+    Py_INCREF(&SearcherType);
+    if (PyModule_AddObject(m, "Searcher", (PyObject *)&SearcherType) < 0 ||
+        PyModule_AddObject(m, "FEATURES", names) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     if (PyModule_AddIntConstant(m, "RULE_SIZE10", RULE_SIZE10) < 0 ||
         PyModule_AddIntConstant(m, "RULE_BACKWARDS", RULE_BACKWARDS) < 0 ||
         PyModule_AddIntConstant(m, "RULE_FLYING", RULE_FLYING) < 0 ||
         PyModule_AddIntConstant(m, "RULE_MAXIMUM", RULE_MAXIMUM) < 0 ||
         PyModule_AddIntConstant(m, "RULE_STOPS", RULE_STOPS) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_MOVES", MAX_MOVES) < 0) {
+        PyModule_AddIntConstant(m, "MAX_MOVES", MAX_MOVES) < 0 ||
+        PyModule_AddIntConstant(m, "WIN", WIN) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_PLY", MAX_PLY) < 0 ||
+        PyModule_AddIntConstant(m, "EVAL_SCALE", EVAL_SCALE) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -119,7 +119,7 @@ def test_perft_zero_and_bad_input():
     assert native.perft(start, 0) == 1
     with pytest.raises(ValueError):
         native.perft(start, -1)
-    core = native._module()
+    core = native.module()
     flags = native.rules_flags(start.variant)
     for white, black, kings in ((1, 1, 0), (1 << 40, 2, 0), (1, 2, 4), (-1, 0, 0)):
         with pytest.raises(ValueError):

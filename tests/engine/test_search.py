@@ -7,12 +7,13 @@ import threading
 import pytest
 
 from damas.engine import WIN, BuiltinEngine, Limit, Search
-from damas.engine.evaluation import make_evaluator
-from damas.engine.search import POLL_EVERY, _child_key
-from damas.engine.zobrist import zobrist
+from damas.engine.evaluation import load_weights
+from damas.engine.native import module
+from damas.engine.search import POLL_EVERY, new_searcher
 from damas.rules import Game, Position
 
 VARIANTS = ["international", "brazilian", "english"]
+FEATURES = module().FEATURES
 
 
 def random_games(variant, count, seed, max_plies=160):
@@ -25,37 +26,43 @@ def random_games(variant, count, seed, max_plies=160):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_zobrist_key_after_each_move_equals_the_key_from_scratch(variant):
-    z = None
-    for game in random_games(variant, 6, seed=3):
-        before, move, after = game.positions[-2], game.moves[-1], game.positions[-1]
-        z = z or zobrist(before.variant.size)
-        lay = before.layout
-        own = before.white if before.turn == 0 else before.black
-        captured = 0
-        for s in move.captured:
-            captured |= lay.bit_of[s]
-        key, kings, _ = _child_key(z, z.of(before), own, before.kings, int(before.turn),
-                                   lay.bit_of[move.start], lay.bit_of[move.end], captured,
-                                   before.rules.crown[int(before.turn)], 0)
-        assert key == z.of(after)
-        assert kings == after.kings
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
 def test_evaluation_is_the_same_seen_from_either_side(variant):
-    evaluate = None
+    core = new_searcher(Position.start(variant).variant)
     checked = 0
     for game in random_games(variant, 8, seed=5):
         p = game.position
-        evaluate = evaluate or make_evaluator(p.variant)
-        own, opp = (p.white, p.black) if p.turn == 0 else (p.black, p.white)
-        mine = evaluate(own, opp, p.kings, int(p.turn))
-        theirs = evaluate(opp, own, p.kings, 1 - int(p.turn))
+        mine = core.evaluate(p.white, p.black, p.kings, int(p.turn))
+        theirs = core.evaluate(p.white, p.black, p.kings, 1 - int(p.turn))
+        terms = core.features(p.white, p.black, p.kings, int(p.turn))
+        assert [-t for t in terms] == list(core.features(p.white, p.black, p.kings,
+                                                          1 - int(p.turn)))
         if abs(mine) < 9000 and abs(theirs) < 9000:  # both sides can move
             assert mine == -theirs
             checked += 1
     assert checked > 100
+
+
+def test_the_evaluation_is_the_weighted_sum_of_its_terms():
+    variant = Position.start("international").variant
+    core = new_searcher(variant)
+    weights = load_weights(variant).vector(FEATURES)
+    # White is a man up in a quiet middle game, and no term but the sum applies (pieces
+    # enough that the ending adjustments stay out, a lead the trade term adds to)
+    p = Position.from_fen("W:W27,28,30-33,35,37-43,45-50:B1-6,8-11,13-19,21,23", variant)
+    terms = core.features(p.white, p.black, p.kings, 0)
+    total = sum(w * t for w, t in zip(weights, terms, strict=True)) // 16
+    lead = weights[FEATURES.index("man")] * terms[FEATURES.index("man")] // 16
+    pieces = (p.white | p.black).bit_count()
+    assert terms[FEATURES.index("man")] == 1
+    assert core.evaluate(p.white, p.black, p.kings, 0) == total + lead * 4 // (pieces + 4)
+
+
+def test_material_evaluation_counts_men_and_kings_only():
+    variant = Position.start("brazilian").variant
+    core = new_searcher(variant, "material")
+    p = Position.from_fen("W:WK1,5,9:B20,24", variant)
+    king = load_weights(variant).terms["king"] // 16
+    assert core.evaluate(p.white, p.black, p.kings, 0) == king
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -164,12 +171,13 @@ def test_single_legal_move_is_answered_at_once_on_a_clock():
     assert result.move == pos.legal_moves()[0] and result.info.depth == 0
 
 
-def test_transposition_table_is_cleared_by_new_game():
+def test_a_new_game_forgets_the_transposition_table():
     engine = BuiltinEngine("english")
-    engine.play(Game("english"), Limit(depth=5))
-    assert engine.search.tt
+    fresh = engine.play(Game("english"), Limit(depth=9)).info.nodes
+    again = engine.play(Game("english"), Limit(depth=9)).info.nodes
+    assert again < fresh  # the table of the first search answered much of the second
     engine.new_game()
-    assert not engine.search.tt
+    assert engine.play(Game("english"), Limit(depth=9)).info.nodes == fresh
 
 
 def test_search_of_a_finished_position_has_no_move():
