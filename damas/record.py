@@ -34,6 +34,7 @@ from damas.vision.feed import CameraFeed, CameraLost
 
 from . import events as ev
 from .clock import Clock, TimeControl, clock_comment
+from .evalbar import EvaluationBar
 from .fromboard import ask_on_terminal, board_position
 from .journal import Journal, Replay, replay_last_game
 from .pause import retry_until
@@ -79,6 +80,8 @@ class Recorder:
         self.irregular = 0
         self._clock_asked = threading.Event()  # the page's clock button, from its thread
         self._to_page = None
+        self._bar: EvaluationBar | None = None  # the page's evaluation of each position
+        self._bar_ply = -1
         if display is not None:
             self.show_on(display)
 
@@ -91,6 +94,8 @@ class Recorder:
         self.display = display
         self._to_page = camera_view(display)
         display.actions["clock"] = self._clock_asked.set
+        if self._bar is None:
+            self._bar = EvaluationBar(self.variant, display)
         self._show(0.0, "recording: set the board up")
 
     def _resumed(self) -> Game:
@@ -195,6 +200,9 @@ class Recorder:
     def _finish(self, now: float, journal) -> None:
         for event in self.tracker.flush():
             self._handle(event, now, journal)
+        if self._bar is not None:  # the last position's evaluation is shown, then it ends
+            self._bar.close(finish=True)
+            self._bar = None
         if (under_way := self.tracker.under_way) is not None:  # for the arbiter to see
             squares, moves = under_way
             self.out(f"the recording ended with a move under way ({' or '.join(moves)}; "
@@ -261,6 +269,9 @@ class Recorder:
             fields["status"] = status
             self.display.log(status)
         self.display.update(**fields)
+        if self._bar is not None and self._bar_ply != self.tracker.game.ply:
+            self._bar_ply = self.tracker.game.ply
+            self._bar.show(self.tracker.game)
 
     def _check_resumed_board(self, squares: str, now: float, journal: Journal) -> None:
         """On resume, a settled board that is neither the journal's position nor the

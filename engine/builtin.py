@@ -32,11 +32,11 @@ class BuiltinEngine(Engine):
     def __init__(self, variant: Variant | str, *, level: int | None = None,
                  depth: int | None = None, nodes: int | None = None,
                  movetime: float | None = None, evaluation: str = "full",
-                 seed: int | None = None, name: str | None = None):
+                 seed: int | None = None, name: str | None = None, tt_mb: int = 32):
         self.variant = get_variant(variant)
         get_level(level)  # check it now, not at the first move
         self.defaults = Limit(depth=depth, nodes=nodes, movetime=movetime, level=level)
-        self.search = Search(self.variant, evaluation)
+        self.search = Search(self.variant, evaluation, tt_mb)
         self.rng = random.Random(seed)
         self.name = name or "damas"
 

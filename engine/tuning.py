@@ -35,6 +35,9 @@ OPENING_NOISE = 60  # hundredths of a man: root noise over the first plies of ea
 OPENING_PLIES = 8
 MAX_PLIES = 300  # a longer game is scored a draw
 RIDGE = 2.0  # pull towards the current weights, per term (in the fit's own units)
+# kept as they are: they set the score's scale, and self-play results confound a king's
+# worth with the lead that made it (a side with kings has usually won already)
+FIXED = ("man", "king")
 HELD_OUT_EVERY = 5  # every fifth game is held out
 
 
@@ -116,21 +119,25 @@ def _fit_scale(beta0: np.ndarray, s: Samples) -> float:
 
 
 def fit(weights: Weights, train: Samples, iterations: int = 30) -> np.ndarray:
-    """beta (the logistic model's weights) by Newton's method, ridge towards `weights`."""
+    """beta (the logistic model's weights) by Newton's method, ridge towards `weights`;
+    the FIXED terms keep their weights."""
     names = native.module().FEATURES
     scale = 1.0 / (100 * weights.scale)  # weights -> logits of a score in men
     beta0 = np.array(weights.vector(names), dtype=np.float64) * scale
     beta0 *= _fit_scale(beta0, train)
+    free = np.array([name not in FIXED for name in names])
     x = np.vstack([train.terms, -train.terms])
     y = np.concatenate([train.results, 1 - train.results])
+    offset = x[:, ~free] @ beta0[~free]
+    xf = x[:, free]
     beta = beta0.copy()
-    lam = RIDGE * np.eye(len(names))
+    lam = RIDGE * np.eye(int(free.sum()))
     for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(x @ beta)))
-        grad = x.T @ (p - y) + lam @ (beta - beta0)
-        hess = (x * (p * (1 - p))[:, None]).T @ x + lam
+        p = 1.0 / (1.0 + np.exp(-(offset + xf @ beta[free])))
+        grad = xf.T @ (p - y) + lam @ (beta[free] - beta0[free])
+        hess = (xf * (p * (1 - p))[:, None]).T @ xf + lam
         step = np.linalg.solve(hess, grad)
-        beta -= step
+        beta[free] -= step
         if np.max(np.abs(step)) < 1e-7:
             break
     return beta

@@ -69,6 +69,13 @@ class Game:
         fen = self.start.fen()
         return f"{fen}:H{self.ending_plies_before}" if self.ending_plies_before else fen
 
+    def copy(self) -> Game:
+        """A game that goes on apart from this one (positions and moves are immutable)."""
+        other = Game(start=self.start, ending_plies=self.ending_plies_before)
+        other.moves, other.positions = list(self.moves), list(self.positions)
+        other._notations = list(self._notations)
+        return other
+
     def legal_moves(self) -> list[Move]:
         return self.position.legal_moves()
 

@@ -267,12 +267,11 @@ def bench_engine(args) -> int:
         print(json.dumps(figures))
         return 0
     for name, f in figures.items():
-        print(f"{name}: {f['nps']:,} nodes/s at fixed depth; depth in 1 s: "
-              f"{', '.join(map(str, f['depth_in_one_second']))} (start, two middle games)")
-        for row in f["fixed_depth"]:
-            steps = " ".join(f"d{d}:{s:.2f}s" for d, s in row["seconds_to_depth"].items())
-            print(f"  {row['fen'][:48]:<48} depth {row['depth']}: {row['nodes']:>8,} nodes "
-                  f"{row['seconds']:6.2f} s {row['nps']:>7,}/s  [{steps}]")
+        print(f"{name}: {f['nps']:,} nodes/s; depth in {f['movetime']:g} s from 10 middle "
+              f"games: median {f['median_depth']:g} ({', '.join(map(str, f['depths']))})")
+        for row in f["positions"]:
+            print(f"  {row['fen'][:60]:<60} depth {row['depth']:>2} {row['nodes']:>10,} nodes "
+                  f"{row['nps']:>11,}/s")
     return 0
 
 

@@ -52,5 +52,7 @@ def test_the_record_page_and_its_clock_button(tmp_path):
     assert clocks["counting"] == "down" and clocks["paused"] is True
     assert 0 < clocks["white"] <= 303 and 0 < clocks["black"] <= 303
     assert state["actions"] == ["clock"] and state["frame"] > 0
+    # the evaluation bar: the native search's score of the last position, White's side
+    assert isinstance(state["evaluation"], float) and abs(state["evaluation"]) < 5
     assert game.notations()[0] in pdn and '[White "Ana"]' in pdn
     assert [e["kind"] for e in read_journal(tmp_path / "j.jsonl")].count("clock-stopped") == 1

@@ -103,3 +103,12 @@ def test_the_engine_benchmark_is_offered():
     parser = build_parser()
     args = parser.parse_args(["bench", "engine"])
     assert args.what == "engine"
+
+
+def test_the_engine_benchmark_searches_ten_middle_games():
+    from damas.engine.bench import run_bench
+
+    figures = run_bench(movetime=0.05, variants=("english",))["english"]
+    assert len(figures["positions"]) == 10
+    assert all(r["depth"] >= 1 and r["nodes"] > 0 for r in figures["positions"])
+    assert figures["nps"] > 0 and figures["median_depth"] >= 1

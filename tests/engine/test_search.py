@@ -184,3 +184,31 @@ def test_search_of_a_finished_position_has_no_move():
     result = Search(Position.start("english").variant).run(
         Position.from_fen("B:W32,K1:B28", "english"), max_depth=3)
     assert result.move is None and result.score == -WIN
+
+
+def test_the_search_knows_the_ending_rules_count():
+    # three kings against one: 16 moves each (32 plies) and it is a draw (001 §6.3); the
+    # FEN's H field says how many plies of it were played before
+    def score(plies):
+        game = Game("international", fen=f"W:WK27,K38,K49:BK5:H{plies}")
+        return BuiltinEngine("international").play(game, Limit(depth=6)).info.score
+
+    fresh, late, last = score(0), score(20), score(31)
+    assert fresh > late > 0  # the fewer plies left, the less the lead is worth
+    assert last == 0  # no capture in one ply: the next move ends the game drawn
+
+
+def test_the_search_knows_the_king_move_rule():
+    # English: 40 moves each of kings only (80 plies) and the game is drawn. Two kings
+    # against one are ahead, unless the count is at 79: every move but a capture ends it.
+    pos = Position.from_fen("W:WK1,K3:BK32", "english")
+    core = new_searcher(pos.variant)
+
+    def score(king_run):
+        assert core.root(pos.white, pos.black, pos.kings, 0, [], king_run, 0, 0, 0) > 0
+        for depth in range(1, 7):
+            assert core.iterate(depth)
+        return core.report()[1]
+
+    assert score(0) > 100
+    assert score(79) == 0
