@@ -17,7 +17,8 @@ setup(
             sources=[f"{NATIVE}/{name}" for name in ("module.c", "movegen.c", "perft.c",
                                                      "eval.c", "search.c")],
             depends=[f"{NATIVE}/core.h", f"{NATIVE}/search.h"],
-            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall", "-Wextra", "-pthread"],
+            extra_link_args=["-pthread"],  # the search's helper threads
         )
     ]
 )

@@ -32,11 +32,12 @@ class BuiltinEngine(Engine):
     def __init__(self, variant: Variant | str, *, level: int | None = None,
                  depth: int | None = None, nodes: int | None = None,
                  movetime: float | None = None, evaluation: str = "full",
-                 seed: int | None = None, name: str | None = None, tt_mb: int = 32):
+                 seed: int | None = None, name: str | None = None, tt_mb: int = 32,
+                 threads: int = 1):
         self.variant = get_variant(variant)
         get_level(level)  # check it now, not at the first move
         self.defaults = Limit(depth=depth, nodes=nodes, movetime=movetime, level=level)
-        self.search = Search(self.variant, evaluation, tt_mb)
+        self.search = Search(self.variant, evaluation, tt_mb, threads)
         self.rng = random.Random(seed)
         self.name = name or "damas"
 

@@ -55,9 +55,10 @@ def score_text(score: int) -> str:
     return f"{score / 100:+.2f}"
 
 
-def new_searcher(variant: Variant, evaluation: str = "full", tt_mb: int = 32):
+def new_searcher(variant: Variant, evaluation: str = "full", tt_mb: int = 32,
+                 threads: int = 1):
     """The core's searcher of a variant with its weights and draw rules."""
-    core = native.module().Searcher(native.rules_flags(variant), tt_mb)
+    core = native.module().Searcher(native.rules_flags(variant), tt_mb, threads)
     w = load_weights(variant, evaluation)
     core.set_weights(w.vector(native.module().FEATURES), w.trade, w.chase,
                      w.flying_ending_divisor)
@@ -75,9 +76,10 @@ class Search:
     """A search for one variant. Keeps its transposition table and history between moves
     of a game; `clear()` forgets them."""
 
-    def __init__(self, variant: Variant, evaluation: str = "full", tt_mb: int = 32):
+    def __init__(self, variant: Variant, evaluation: str = "full", tt_mb: int = 32,
+                 threads: int = 1):
         self.variant = variant
-        self.core = new_searcher(variant, evaluation, tt_mb)
+        self.core = new_searcher(variant, evaluation, tt_mb, threads)
         self._soft_deadline: float | None = None
         self._max_nodes = 0
 

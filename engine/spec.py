@@ -1,7 +1,7 @@
 """Engine specs, as the command line writes them:
 
 - `builtin`, `builtin:level=5`, `builtin:depth=6`, `builtin:depth=2,eval=material`
-  (also `nodes=N`, `movetime=S`, `seed=N`);
+  (also `nodes=N`, `movetime=S`, `seed=N`, `threads=N`);
 - `hub:COMMAND [ARGS…]`, e.g. `hub:/opt/scan/scan hub`: a Hub engine (Hub-1 or Hub-2,
   told by its handshake) run as a subprocess, in the folder of its executable (where
   Scan finds `scan.ini` and `data/`), or in the one a leading `cwd=DIR` names:
@@ -33,7 +33,9 @@ from .base import Engine
 from .errors import EngineSpecError
 from .levels import level as get_level
 
+MAX_THREADS = 16  # the native core's (search.h)
 BUILTIN_KEYS = {"level": int, "depth": int, "nodes": int, "movetime": float, "seed": int,
+                "threads": int,
                 "eval": str}
 KINDS = "builtin:level=N, builtin:depth=D, hub:/path/to/engine [args], dxp:host:port or random"
 
@@ -78,6 +80,8 @@ def check_spec(spec: str) -> Spec:
         for key in ("depth", "nodes"):
             if key in opts and opts[key] < 1:
                 raise EngineSpecError(f"engine spec {spec!r}: {key} must be 1 or more")
+        if not 1 <= opts.get("threads", 1) <= MAX_THREADS:
+            raise EngineSpecError(f"engine spec {spec!r}: threads must be 1 to {MAX_THREADS}")
         if "movetime" in opts and not 0 < opts["movetime"] < 1e6:
             raise EngineSpecError(f"engine spec {spec!r}: movetime must be a number of "
                                   "seconds above 0")

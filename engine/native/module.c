@@ -168,17 +168,22 @@ typedef struct {
 } Searcher;
 
 static int searcher_init(Searcher *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"rules", "tt_mb", NULL};
-    int flags, tt_mb = 32;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|i", names, &flags, &tt_mb)) return -1;
+    static char *names[] = {"rules", "tt_mb", "threads", NULL};
+    int flags, tt_mb = 32, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|ii", names, &flags, &tt_mb, &threads))
+        return -1;
     if (tt_mb < 1 || tt_mb > 4096) {
         PyErr_SetString(PyExc_ValueError, "tt_mb must be 1 to 4096");
+        return -1;
+    }
+    if (threads < 1 || threads > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be 1 to %d", MAX_THREADS);
         return -1;
     }
     rules_from_flags(flags, &self->rules);
     engine_free(self->engine);
     self->engine = engine_new(&self->rules, (size_t)tt_mb << 20);
-    if (!self->engine) {
+    if (!self->engine || engine_threads(self->engine, threads) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -444,7 +449,7 @@ static PyTypeObject SearcherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "damas.engine._core.Searcher",
     .tp_basicsize = sizeof(Searcher),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Searcher(rules, tt_mb=32): the native search of one variant",
+    .tp_doc = "Searcher(rules, tt_mb=32, threads=1): the native search of one variant",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)searcher_init,
     .tp_dealloc = (destructor)searcher_dealloc,
@@ -491,7 +496,8 @@ PyMODINIT_FUNC PyInit__core(void) {
         PyModule_AddIntConstant(m, "MAX_MOVES", MAX_MOVES) < 0 ||
         PyModule_AddIntConstant(m, "WIN", WIN) < 0 ||
         PyModule_AddIntConstant(m, "MAX_PLY", MAX_PLY) < 0 ||
-        PyModule_AddIntConstant(m, "EVAL_SCALE", EVAL_SCALE) < 0) {
+        PyModule_AddIntConstant(m, "EVAL_SCALE", EVAL_SCALE) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_THREADS", MAX_THREADS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

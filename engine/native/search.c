@@ -10,9 +10,14 @@
  *
  * A search is stopped from another thread (engine_stop, or a deadline moved by
  * engine_limits) through atomics; the tree polls them every POLL_EVERY nodes.
+ *
+ * Lazy SMP: with more than one thread, helpers search the same root (every other one a
+ * ply deeper) with their own killers and history, and share only the table; the main
+ * thread's result is the answer, and the helpers stop when it has one.
  */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,34 +29,44 @@
 #define ASPIRATION 25   /* the first window around the last iteration's score */
 enum { BOUND_EXACT = 1, BOUND_LOWER = 2, BOUND_UPPER = 3 };
 
+/* What one thread needs of its own. */
+typedef struct {
+    Engine *e;
+    int history[2][64][64];
+    uint16_t killers[MAX_PLY + 2][2];
+    uint64_t keys[MAX_HISTORY + MAX_PLY + 2];
+    SMove root[MAX_MOVES];
+    int root_bias[MAX_MOVES], root_score[MAX_MOVES];
+    uint64_t nodes;
+    int aborted, seldepth;
+    int halt; /* atomic: the main thread has its answer */
+    int improved;
+    SMove improved_move;
+    SMove pv[MAX_PLY + 1][MAX_PLY + 1];
+    int pv_len[MAX_PLY + 1];
+    int depth; /* the helper's iteration */
+    pthread_t thread;
+} Worker;
+
 struct Engine {
     Eval eval;
     TTEntry *tt;
     uint64_t tt_mask;
     uint8_t generation;
-    int history[2][64][64];
-    uint16_t killers[MAX_PLY + 2][2];
     /* draw rules */
     int king_limit;
     Ending endings[MAX_ENDINGS];
     int n_endings, ending_limit[MAX_ENDINGS], ending_pieces;
     /* the root */
-    int side, king_run, ending_run, n_root, last_score, have_last;
+    int side, king_run, ending_run, n_root, last_score, have_last, base;
     bb own, opp, kings;
     uint64_t root_key;
-    SMove root[MAX_MOVES];
-    int root_bias[MAX_MOVES], root_score[MAX_MOVES];
-    uint64_t keys[MAX_HISTORY + MAX_PLY + 2];
-    int base;
     /* limits, read by the tree and written from other threads */
     int stop;
     int64_t hard_ns; /* 0: none */
     uint64_t max_nodes;
-    /* one iteration */
-    uint64_t nodes;
-    int aborted, seldepth;
-    SMove pv[MAX_PLY + 1][MAX_PLY + 1];
-    int pv_len[MAX_PLY + 1];
+    int threads;
+    Worker *workers[MAX_THREADS];
     Report report;
 };
 
@@ -101,16 +116,30 @@ Engine *engine_new(const Rules *r, size_t tt_bytes) {
     size_t entries = 1;
     while (entries * 2 * sizeof(TTEntry) <= tt_bytes) entries *= 2;
     e->tt = calloc(entries, sizeof(TTEntry));
-    if (!e->tt) {
-        free(e);
+    if (!e->tt || engine_threads(e, 1) < 0) {
+        engine_free(e);
         return NULL;
     }
     e->tt_mask = entries - 1;
     return e;
 }
 
+int engine_threads(Engine *e, int threads) {
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    for (int i = 0; i < threads; i++) {
+        if (e->workers[i]) continue;
+        e->workers[i] = calloc(1, sizeof(Worker));
+        if (!e->workers[i]) return -1;
+        e->workers[i]->e = e;
+    }
+    e->threads = threads;
+    return 0;
+}
+
 void engine_free(Engine *e) {
     if (!e) return;
+    for (int i = 0; i < MAX_THREADS; i++) free(e->workers[i]);
     free(e->tt);
     free(e);
 }
@@ -119,7 +148,8 @@ Eval *engine_eval(Engine *e) { return &e->eval; }
 
 void engine_clear(Engine *e) {
     memset(e->tt, 0, (e->tt_mask + 1) * sizeof(TTEntry));
-    memset(e->history, 0, sizeof e->history);
+    for (int i = 0; i < MAX_THREADS; i++)
+        if (e->workers[i]) memset(e->workers[i]->history, 0, sizeof e->workers[i]->history);
     e->have_last = 0;
 }
 
@@ -150,11 +180,17 @@ void engine_limits(Engine *e, double hard_seconds, uint64_t max_nodes) {
     e->max_nodes = max_nodes;
 }
 
-static void poll(Engine *e) {
-    if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED)) e->aborted = 1;
-    if (e->max_nodes && e->nodes >= e->max_nodes) e->aborted = 1;
+static void poll(Worker *w) {
+    Engine *e = w->e;
+    if (__atomic_load_n(&e->stop, __ATOMIC_RELAXED) || __atomic_load_n(&w->halt, __ATOMIC_RELAXED))
+        w->aborted = 1;
+    if (e->max_nodes) {
+        uint64_t total = 0; /* the helpers' counts, read as they run: near enough */
+        for (int i = 0; i < e->threads; i++) total += e->workers[i]->nodes;
+        if (total >= e->max_nodes) w->aborted = 1;
+    }
     int64_t hard = __atomic_load_n(&e->hard_ns, __ATOMIC_RELAXED);
-    if (hard && now_ns() >= hard) e->aborted = 1;
+    if (hard && now_ns() >= hard) w->aborted = 1;
 }
 
 /* --- the draw rules ------------------------------------------------------------------ */
@@ -248,10 +284,25 @@ static void pick(SMove *moves, int i, int n) {
     }
 }
 
+/* the table's packed entries (search.h) */
+#define TT_SCORE(d) ((int)(int16_t)((d) & 0xFFFF))
+#define TT_DEPTH(d) ((int)(int8_t)(((d) >> 16) & 0xFF))
+#define TT_FLAG(d) ((int)(((d) >> 24) & 0xFF))
+#define TT_MOVE(d) ((uint16_t)(((d) >> 32) & 0xFFFF))
+#define TT_CAPTURED(d) ((uint16_t)((d) >> 48))
+
+static uint64_t tt_pack(int score, int depth, int flag, uint16_t move, uint16_t captured) {
+    if (depth > 127) depth = 127;
+    return (uint64_t)(uint16_t)(int16_t)score | (uint64_t)(uint8_t)(int8_t)depth << 16 |
+           (uint64_t)(uint8_t)flag << 24 | (uint64_t)move << 32 | (uint64_t)captured << 48;
+}
+
 /* --- the tree -------------------------------------------------------------------------- */
 
-static int leaf(const Engine *e, int side, bb own, bb opp, bb kings, int rule, int ending_run) {
+static int leaf(const Engine *e, int side, bb own, bb opp, bb kings, int rule, int ending_run,
+                int ply) {
     int score = evaluate(&e->eval, side, own, opp, kings);
+    if (score == -LOST) return ply - WIN; /* no capture, no step, no king: no move at all */
     if (rule >= 0) {
         int limit = e->ending_limit[rule];
         score = score * (limit - ending_run) / limit;
@@ -303,23 +354,24 @@ static void play(const Engine *e, int side, bb own, bb opp, bb kings, uint64_t k
     }
 }
 
-static int node(Engine *e, int side, bb own, bb opp, bb kings, uint64_t key, int depth,
+static int node(Worker *w, int side, bb own, bb opp, bb kings, uint64_t key, int depth,
                 int alpha, int beta, int ply, int king_run, int ending_run) {
+    const Engine *e = w->e;
     const Rules *r = &e->eval.rules;
-    e->pv_len[ply] = 0;
-    if (ply > e->seldepth) e->seldepth = ply;
-    if (!(++e->nodes & (POLL_EVERY - 1))) poll(e);
-    if (e->aborted) return 0;
-    e->keys[e->base + ply] = key;
+    w->pv_len[ply] = 0;
+    if (ply > w->seldepth) w->seldepth = ply;
+    if (!(++w->nodes & (POLL_EVERY - 1))) poll(w);
+    if (w->aborted) return 0;
+    w->keys[e->base + ply] = key;
     if (king_run >= 4) { /* only king moves since then: an earlier position may be back */
         int last = e->base + ply - king_run;
         for (int i = e->base + ply - 4; i >= last && i >= 0; i -= 2)
-            if (e->keys[i] == key) return 0;
+            if (w->keys[i] == key) return 0;
     }
     if (e->king_limit && king_run >= e->king_limit) return 0;
     int rule = ending_rule(e, own, opp, kings);
     if (rule >= 0 && ending_run >= e->ending_limit[rule]) return 0;
-    if (ply >= MAX_PLY) return leaf(e, side, own, opp, kings, rule, ending_run);
+    if (ply >= MAX_PLY) return leaf(e, side, own, opp, kings, rule, ending_run, ply);
 
     SMove moves[MAX_MOVES];
     Capture caps[MAX_CAPTURES];
@@ -337,34 +389,35 @@ static int node(Engine *e, int side, bb own, bb opp, bb kings, uint64_t key, int
         /* quiescence: quiet once the depth is spent, unless a capture is threatened, which
          * is looked at one ply more */
         if (depth < 0 || (depth == 0 && !can_capture(r, 1 - side, opp, own, kings)))
-            return leaf(e, side, own, opp, kings, rule, ending_run);
+            return leaf(e, side, own, opp, kings, rule, ending_run, ply);
         n = quiet_moves(r, side, own, opp, kings, moves);
         if (!n) return ply - WIN;
     }
     int pv_node = beta - alpha > 1;
 
     TTEntry *t = &e->tt[key & e->tt_mask];
-    int tt_hit = depth > 0 && t->key == key;
-    if (tt_hit && !pv_node && t->depth >= depth) {
-        int s = t->score;
+    uint64_t data = __atomic_load_n(&t->data, __ATOMIC_RELAXED);
+    uint64_t check = __atomic_load_n(&t->check, __ATOMIC_RELAXED);
+    int tt_hit = depth > 0 && (check ^ data) == key;
+    if (tt_hit && !pv_node && TT_DEPTH(data) >= depth) {
+        int s = TT_SCORE(data);
         if (s >= WIN_THRESHOLD) s -= ply;
         else if (s <= -WIN_THRESHOLD) s += ply;
-        int bound = t->flag & 3;
+        int bound = TT_FLAG(data) & 3;
         if (bound == BOUND_EXACT || (bound == BOUND_LOWER && s >= beta) ||
             (bound == BOUND_UPPER && s <= alpha))
             return s;
     }
-    uint16_t k1 = e->killers[ply][0], k2 = e->killers[ply][1];
+    uint16_t k1 = w->killers[ply][0], k2 = w->killers[ply][1];
     for (int i = 0; i < n; i++) {
         SMove *m = &moves[i];
         uint16_t ft = from_to(m);
-        if (tt_hit && (ft >> 8) == t->from && (ft & 0xFF) == t->to &&
-            captured_hash(m->captured) == t->captured)
+        if (tt_hit && ft == TT_MOVE(data) && captured_hash(m->captured) == TT_CAPTURED(data))
             m->order = 1 << 30;
         else if (!capture)
             m->order = ft == k1 ? 1 << 29
                      : ft == k2 ? 1 << 28
-                                : e->history[side][ft >> 8][ft & 0xFF];
+                                : w->history[side][ft >> 8][ft & 0xFF];
     }
     int new_depth = n > 1 ? depth - 1 : depth; /* a forced move costs no depth */
     int best = -INF, alpha0 = alpha;
@@ -376,23 +429,23 @@ static int node(Engine *e, int side, bb own, bb opp, bb kings, uint64_t key, int
         play(e, side, own, opp, kings, key, m, king_run, ending_run, rule, &c);
         int score;
         if (i == 0) {
-            score = -node(e, 1 - side, c.own, c.opp, c.kings, c.key, new_depth, -beta, -alpha,
+            score = -node(w, 1 - side, c.own, c.opp, c.kings, c.key, new_depth, -beta, -alpha,
                           ply + 1, c.king_run, c.ending_run);
         } else {
             int reduce = 0;
             if (!capture && i >= LATE_MOVE && new_depth >= 2 && m->order < (1 << 28) &&
                 !(c.kings & m->to & ~kings))
                 reduce = (!pv_node && i >= 8 && new_depth >= 5) ? 2 : 1;
-            score = -node(e, 1 - side, c.own, c.opp, c.kings, c.key, new_depth - reduce,
+            score = -node(w, 1 - side, c.own, c.opp, c.kings, c.key, new_depth - reduce,
                           -alpha - 1, -alpha, ply + 1, c.king_run, c.ending_run);
-            if (reduce && score > alpha && !e->aborted)
-                score = -node(e, 1 - side, c.own, c.opp, c.kings, c.key, new_depth, -alpha - 1,
+            if (reduce && score > alpha && !w->aborted)
+                score = -node(w, 1 - side, c.own, c.opp, c.kings, c.key, new_depth, -alpha - 1,
                               -alpha, ply + 1, c.king_run, c.ending_run);
-            if (score > alpha && score < beta && !e->aborted)
-                score = -node(e, 1 - side, c.own, c.opp, c.kings, c.key, new_depth, -beta,
+            if (score > alpha && score < beta && !w->aborted)
+                score = -node(w, 1 - side, c.own, c.opp, c.kings, c.key, new_depth, -beta,
                               -alpha, ply + 1, c.king_run, c.ending_run);
         }
-        if (e->aborted) return 0;
+        if (w->aborted) return 0;
         if (score > best) {
             best = score;
             best_move = *m;
@@ -401,20 +454,20 @@ static int node(Engine *e, int side, bb own, bb opp, bb kings, uint64_t key, int
                 if (score >= beta) {
                     if (!capture) {
                         uint16_t ft = from_to(m);
-                        int *h = &e->history[side][ft >> 8][ft & 0xFF];
+                        int *h = &w->history[side][ft >> 8][ft & 0xFF];
                         *h += depth * depth;
                         if (*h > (1 << 26)) *h >>= 1;
-                        if (e->killers[ply][0] != ft) {
-                            e->killers[ply][1] = e->killers[ply][0];
-                            e->killers[ply][0] = ft;
+                        if (w->killers[ply][0] != ft) {
+                            w->killers[ply][1] = w->killers[ply][0];
+                            w->killers[ply][0] = ft;
                         }
                     }
                     break;
                 }
                 if (pv_node) {
-                    e->pv[ply][0] = *m;
-                    memcpy(&e->pv[ply][1], e->pv[ply + 1], sizeof(SMove) * e->pv_len[ply + 1]);
-                    e->pv_len[ply] = e->pv_len[ply + 1] + 1;
+                    w->pv[ply][0] = *m;
+                    memcpy(&w->pv[ply][1], w->pv[ply + 1], sizeof(SMove) * w->pv_len[ply + 1]);
+                    w->pv_len[ply] = w->pv_len[ply + 1] + 1;
                 }
             }
         }
@@ -424,16 +477,15 @@ static int node(Engine *e, int side, bb own, bb opp, bb kings, uint64_t key, int
         if (s >= WIN_THRESHOLD) s += ply;
         else if (s <= -WIN_THRESHOLD) s -= ply;
         int bound = best >= beta ? BOUND_LOWER : best > alpha0 ? BOUND_EXACT : BOUND_UPPER;
-        int old = (t->flag >> 2) != (e->generation & 63);
-        if (t->key != key ? (old || depth >= t->depth) : depth >= t->depth - 1) {
-            uint16_t ft = from_to(&best_move);
-            t->key = key;
-            t->score = (int16_t)s;
-            t->depth = (int8_t)(depth > 127 ? 127 : depth);
-            t->flag = (uint8_t)(bound | (e->generation & 63) << 2);
-            t->from = (uint8_t)(ft >> 8);
-            t->to = (uint8_t)(ft & 0xFF);
-            t->captured = captured_hash(best_move.captured);
+        data = __atomic_load_n(&t->data, __ATOMIC_RELAXED);
+        check = __atomic_load_n(&t->check, __ATOMIC_RELAXED);
+        int old = (TT_FLAG(data) >> 2) != (e->generation & 63);
+        int mine = (check ^ data) == key;
+        if (mine ? depth >= TT_DEPTH(data) - 1 : (old || depth >= TT_DEPTH(data))) {
+            uint64_t packed = tt_pack(s, depth, bound | (e->generation & 63) << 2,
+                                      from_to(&best_move), captured_hash(best_move.captured));
+            __atomic_store_n(&t->data, packed, __ATOMIC_RELAXED);
+            __atomic_store_n(&t->check, key ^ packed, __ATOMIC_RELAXED);
         }
     }
     return best;
@@ -456,146 +508,177 @@ int engine_root(Engine *e, int side, bb own, bb opp, bb kings, const bb (*histor
     e->king_run = king_run;
     e->ending_run = ending_run;
     e->root_key = engine_key(side, own, opp, kings);
+    Worker *main = e->workers[0];
     int skip = n_history > MAX_HISTORY ? n_history - MAX_HISTORY : 0;
     e->base = 0;
     for (int i = skip; i < n_history; i++)
-        e->keys[e->base++] = engine_key((int)history[i][3], history[i][0], history[i][1],
-                                        history[i][2]);
+        main->keys[e->base++] = engine_key((int)history[i][3], history[i][0], history[i][1],
+                                           history[i][2]);
     const Rules *r = &e->eval.rules;
     Capture caps[MAX_CAPTURES];
     int n = generate_captures(r, side, own, opp, kings, caps, NULL);
     if (n < 0) return -1;
     if (n) {
         for (int i = 0; i < n; i++) {
-            e->root[i].from = caps[i].from;
-            e->root[i].to = caps[i].to;
-            e->root[i].captured = caps[i].captured;
+            main->root[i].from = caps[i].from;
+            main->root[i].to = caps[i].to;
+            main->root[i].captured = caps[i].captured;
         }
     } else {
-        n = quiet_moves(r, side, own, opp, kings, e->root);
+        n = quiet_moves(r, side, own, opp, kings, main->root);
     }
     e->n_root = n;
     uint64_t state = seed;
     for (int i = 0; i < n; i++) {
-        e->root_bias[i] = noise ? (int)lround(gaussian(&state) * noise) : 0;
-        e->root_score[i] = 0;
+        main->root_bias[i] = noise ? (int)lround(gaussian(&state) * noise) : 0;
+        main->root_score[i] = 0;
     }
     e->generation++;
-    for (int s = 0; s < 2; s++) /* older games and moves matter less */
-        for (int i = 0; i < 64; i++)
-            for (int j = 0; j < 64; j++) e->history[s][i][j] >>= 2;
-    memset(e->killers, 0, sizeof e->killers);
+    for (int t = 0; t < e->threads; t++) {
+        Worker *w = e->workers[t];
+        for (int s = 0; s < 2; s++) /* older games and moves matter less */
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 64; j++) w->history[s][i][j] >>= 2;
+        memset(w->killers, 0, sizeof w->killers);
+        w->nodes = 0;
+        w->seldepth = 0;
+    }
     __atomic_store_n(&e->stop, 0, __ATOMIC_RELAXED);
     e->have_last = 0;
-    e->nodes = 0;
-    e->seldepth = 0;
     memset(&e->report, 0, sizeof e->report);
-    if (n) e->report.best = e->root[0];
+    if (n) e->report.best = main->root[0];
     return n;
 }
 
 /* One pass over the root moves in [alpha, beta]; the best score, the moves re-ordered. */
-static int root_search(Engine *e, int depth, int alpha, int beta) {
+static int root_search(Worker *w, int depth, int alpha, int beta) {
+    Engine *e = w->e;
     int n = e->n_root;
     int d = n > 1 ? depth - 1 : depth;
-    int best = -INF, best_i = 0;
+    int best = -INF;
     int rule = ending_rule(e, e->own, e->opp, e->kings);
-    e->keys[e->base] = e->root_key;
-    for (int i = 0; i < n; i++) e->root_score[i] = -INF;
+    w->keys[e->base] = e->root_key;
+    for (int i = 0; i < n; i++) w->root_score[i] = -INF;
     for (int i = 0; i < n; i++) {
-        const SMove *m = &e->root[i];
-        int bias = e->root_bias[i];
+        const SMove *m = &w->root[i];
+        int bias = w->root_bias[i];
         Child c;
         play(e, e->side, e->own, e->opp, e->kings, e->root_key, m, e->king_run, e->ending_run,
              rule, &c);
         int score;
         if (i == 0) {
-            score = -node(e, 1 - e->side, c.own, c.opp, c.kings, c.key, d, -(beta - bias),
+            score = -node(w, 1 - e->side, c.own, c.opp, c.kings, c.key, d, -(beta - bias),
                           -(alpha - bias), 1, c.king_run, c.ending_run) + bias;
         } else {
-            score = -node(e, 1 - e->side, c.own, c.opp, c.kings, c.key, d, -(alpha - bias) - 1,
+            score = -node(w, 1 - e->side, c.own, c.opp, c.kings, c.key, d, -(alpha - bias) - 1,
                           -(alpha - bias), 1, c.king_run, c.ending_run) + bias;
-            if (score > alpha && score < beta && !e->aborted)
-                score = -node(e, 1 - e->side, c.own, c.opp, c.kings, c.key, d, -(beta - bias),
+            if (score > alpha && score < beta && !w->aborted)
+                score = -node(w, 1 - e->side, c.own, c.opp, c.kings, c.key, d, -(beta - bias),
                               -(alpha - bias), 1, c.king_run, c.ending_run) + bias;
         }
-        if (e->aborted) break;
-        e->root_score[i] = score;
+        if (w->aborted) break;
+        w->root_score[i] = score;
         if (score > best) {
             best = score;
-            best_i = i;
             if (score > alpha) {
                 alpha = score;
-                e->pv[0][0] = *m;
-                memcpy(&e->pv[0][1], e->pv[1], sizeof(SMove) * e->pv_len[1]);
-                e->pv_len[0] = e->pv_len[1] + 1;
+                w->pv[0][0] = *m;
+                memcpy(&w->pv[0][1], w->pv[1], sizeof(SMove) * w->pv_len[1]);
+                w->pv_len[0] = w->pv_len[1] + 1;
                 if (i > 0) {
-                    e->report.improved = 1;
-                    e->report.best = *m;
+                    w->improved = 1;
+                    w->improved_move = *m;
                 }
                 if (score >= beta) break;
             }
         }
     }
-    if (e->aborted) return best;
+    if (w->aborted) return best;
     /* the best first, then by score (stable: an insertion sort over a few dozen moves) */
     for (int i = 1; i < n; i++) {
-        SMove m = e->root[i];
-        int s = e->root_score[i], b = e->root_bias[i];
+        SMove m = w->root[i];
+        int s = w->root_score[i], b = w->root_bias[i];
         int j = i - 1;
-        while (j >= 0 && e->root_score[j] < s) {
-            e->root[j + 1] = e->root[j];
-            e->root_score[j + 1] = e->root_score[j];
-            e->root_bias[j + 1] = e->root_bias[j];
+        while (j >= 0 && w->root_score[j] < s) {
+            w->root[j + 1] = w->root[j];
+            w->root_score[j + 1] = w->root_score[j];
+            w->root_bias[j + 1] = w->root_bias[j];
             j--;
         }
-        e->root[j + 1] = m;
-        e->root_score[j + 1] = s;
-        e->root_bias[j + 1] = b;
+        w->root[j + 1] = m;
+        w->root_score[j + 1] = s;
+        w->root_bias[j + 1] = b;
     }
-    (void)best_i;
     return best;
 }
 
-int engine_iterate(Engine *e, int depth) {
-    e->aborted = 0;
-    e->report.improved = 0;
-    if (!e->n_root) return 0;
+/* One iteration with aspiration windows around `last`; the score (w->aborted: stopped). */
+static int aspire(Worker *w, int depth, int last, int have_last) {
     int delta = ASPIRATION;
     int alpha = -INF, beta = INF;
-    if (e->have_last && depth >= 4 && abs(e->last_score) < WIN_THRESHOLD) {
-        alpha = e->last_score - delta;
-        beta = e->last_score + delta;
+    if (have_last && depth >= 4 && abs(last) < WIN_THRESHOLD) {
+        alpha = last - delta;
+        beta = last + delta;
     }
-    int score;
     for (;;) {
-        score = root_search(e, depth, alpha, beta);
-        if (e->aborted) break;
+        w->improved = 0;
+        int score = root_search(w, depth, alpha, beta);
+        if (w->aborted) return score;
         if (score <= alpha && alpha > -INF) {
             alpha = score - delta > -INF ? score - delta : -INF;
-            delta *= 2;
         } else if (score >= beta && beta < INF) {
             beta = score + delta < INF ? score + delta : INF;
-            delta *= 2;
         } else {
-            break;
+            return score;
         }
-        e->report.improved = 0; /* a fail-high root move is searched again in full */
+        delta *= 2;
     }
+}
+
+static void *helper(void *arg) {
+    Worker *w = arg;
+    Engine *e = w->e;
+    aspire(w, w->depth, e->last_score, e->have_last);
+    return NULL;
+}
+
+int engine_iterate(Engine *e, int depth) {
+    Worker *main = e->workers[0];
+    main->aborted = 0;
+    if (!e->n_root) return 0;
+    /* the helpers: the same root and history, every other one a ply deeper */
+    int started = 0;
+    for (int t = 1; t < e->threads; t++) {
+        Worker *w = e->workers[t];
+        memcpy(w->keys, main->keys, sizeof(uint64_t) * (size_t)e->base);
+        memcpy(w->root, main->root, sizeof(SMove) * (size_t)e->n_root);
+        memcpy(w->root_bias, main->root_bias, sizeof(int) * (size_t)e->n_root);
+        w->aborted = 0;
+        __atomic_store_n(&w->halt, 0, __ATOMIC_RELAXED);
+        w->depth = depth + (t & 1) < MAX_PLY - 1 ? depth + (t & 1) : depth;
+        if (pthread_create(&w->thread, NULL, helper, w) != 0) break;
+        started = t;
+    }
+    int score = aspire(main, depth, e->last_score, e->have_last);
+    for (int t = 1; t <= started; t++) __atomic_store_n(&e->workers[t]->halt, 1, __ATOMIC_RELAXED);
+    for (int t = 1; t <= started; t++) pthread_join(e->workers[t]->thread, NULL);
     Report *rep = &e->report;
-    rep->nodes = e->nodes;
-    rep->seldepth = e->seldepth;
-    if (e->aborted) {
+    rep->nodes = 0;
+    for (int t = 0; t < e->threads; t++) rep->nodes += e->workers[t]->nodes;
+    rep->seldepth = main->seldepth;
+    if (main->aborted) {
         rep->finished = 0;
+        rep->improved = main->improved;
+        if (main->improved) rep->best = main->improved_move;
         return 0;
     }
     /* root_search put the best move first */
     rep->finished = 1;
     rep->improved = 0;
-    rep->best = e->root[0];
-    rep->score = score - e->root_bias[0]; /* the noise chose the move; report the truth */
-    rep->pv_length = e->pv_len[0];
-    memcpy(rep->pv, e->pv[0], sizeof(SMove) * e->pv_len[0]);
+    rep->best = main->root[0];
+    rep->score = score - main->root_bias[0]; /* the noise chose the move; report the truth */
+    rep->pv_length = main->pv_len[0];
+    memcpy(rep->pv, main->pv[0], sizeof(SMove) * main->pv_len[0]);
     if (!rep->pv_length || rep->pv[0].from != rep->best.from || rep->pv[0].to != rep->best.to ||
         rep->pv[0].captured != rep->best.captured) {
         rep->pv[0] = rep->best;

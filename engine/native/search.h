@@ -67,14 +67,14 @@ typedef struct {
     int order;
 } SMove;
 
+/* A table entry: `data` packs the score (16 bits), depth (8), bound and generation (8),
+ * the best move's from and to bits (8 + 8) and a hash of its captured set (16, which
+ * tells captures with one end apart); `check` is key ^ data, so an entry two threads
+ * wrote at once fails the check instead of passing for another position's. */
 typedef struct {
-    uint64_t key;
-    int16_t score;
-    int8_t depth;
-    uint8_t flag; /* bound (2 bits) and generation (6 bits) */
-    uint8_t from, to;
-    uint16_t captured; /* a hash of the captured set: tells captures with one end apart */
+    uint64_t check, data;
 } TTEntry;
+#define MAX_THREADS 16
 
 /* A material the draw rules end after `limit` plies: kings and men of either side. */
 typedef struct {
@@ -85,6 +85,9 @@ typedef struct {
 typedef struct Engine Engine;
 
 Engine *engine_new(const Rules *r, size_t tt_bytes);
+/* search with this many threads (1 to MAX_THREADS; lazy SMP: the others fill the table);
+ * 0 on success, -1 out of memory */
+int engine_threads(Engine *e, int threads);
 void engine_free(Engine *e);
 Eval *engine_eval(Engine *e);
 void engine_clear(Engine *e);

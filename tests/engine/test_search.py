@@ -212,3 +212,29 @@ def test_the_search_knows_the_king_move_rule():
 
     assert score(0) > 100
     assert score(79) == 0
+
+
+def test_two_threads_answer_legal_moves_and_stop_when_asked():
+    engine = BuiltinEngine("international", threads=2)
+    game = Game("international")
+    for _ in range(6):
+        result = engine.play(game, Limit(depth=7))
+        assert result.move in game.legal_moves() and result.info.depth == 7
+        game.push(result.move)
+    game = Game("international")  # several legal moves: a search, not a forced answer
+    started, answer = threading.Event(), []
+    thinker = threading.Thread(target=lambda: answer.append(engine.play(
+        game, Limit(movetime=3600), on_info=lambda info: started.set())))
+    thinker.start()
+    assert started.wait(60)
+    while thinker.is_alive():  # a stop that lands between two searches is repeated
+        engine.stop()
+        thinker.join(timeout=0.1)
+    assert answer[0].move in game.legal_moves()
+
+
+def test_the_table_survives_two_threads_writing_it_at_once():
+    # the helpers share the table with the main thread; a tactic must still be found
+    result = BuiltinEngine("international", threads=4).play(
+        Position.from_fen("W:W48:B42,32,23", "international"), Limit(depth=8))
+    assert result.move.short == "48x19" and result.info.score == WIN - 1
