@@ -73,7 +73,7 @@ def perft(position: Position, depth: int, fallback: bool = True) -> int:
     `fallback=False` an OverflowError."""
     try:
         return module().perft(rules_flags(position.variant), position.white, position.black,
-                               position.kings, int(position.turn), depth)
+                              position.kings, int(position.turn), depth)
     except OverflowError:
         if not fallback:
             raise
@@ -86,7 +86,7 @@ def legal_moves(position: Position, fallback: bool = True) -> list[Move]:
     start, end and captured set). Beyond what the core holds: damas.rules' moves."""
     try:
         raw = module().moves(rules_flags(position.variant), position.white, position.black,
-                              position.kings, int(position.turn))
+                             position.kings, int(position.turn))
     except OverflowError:
         if not fallback:
             raise

@@ -43,6 +43,7 @@ def test_think_after_moves_and_at_a_level(capsys):
     (["think", "--fen", "B:W48:B"], "no legal move"),
     (["think", "--engine", "stockfish"], "unknown engine spec"),
     (["think", "--engine", "builtin:speed=9"], "unknown option"),
+    (["think", "--engine", "builtin:threads=0"], "threads must be 1 to 16"),
     (["think", "--level", "11"], "level"),
     (["think", "--depth", "0"], "depth"),
     (["think", "--moves", "32-27 32-28"], "not a legal move"),
