@@ -19,8 +19,6 @@ file; kind "material" keeps the men and kings only (for tests of the search itse
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,13 +89,6 @@ def load_weights(variant: Variant | str, kind: str = "full") -> Weights:
 
 def write_weights(weights: Weights, path: Path) -> None:
     """Write atomically: a reader never sees half a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(weights.to_json(), f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from damas.calibration.store import atomic_write_text
+
+    atomic_write_text(path, json.dumps(weights.to_json(), indent=1) + "\n")

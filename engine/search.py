@@ -158,13 +158,11 @@ class _Moves:
 
     def __init__(self, position: Position):
         self.position = position
-        self.bit = position.layout.bit_of
+        self.layout = position.layout
 
     def _key(self, m: Move) -> Triple:
-        captured = 0
-        for s in m.captured:
-            captured |= self.bit[s]
-        return self.bit[m.start], self.bit[m.end], captured
+        bit = self.layout.bit_of
+        return bit[m.start], bit[m.end], self.layout.mask(m.captured)
 
     def root(self, triple: Triple) -> Move:
         """The legal move of the root, with the route damas.rules gives it."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from damas.rules import Game, Variant
+from damas.rules import DamasError, Game, Variant
 from damas.rules import variant as get_variant
 
 from . import native
@@ -39,6 +39,7 @@ RIDGE = 2.0  # pull towards the current weights, per term (in the fit's own unit
 # worth with the lead that made it (a side with kings has usually won already)
 FIXED = ("man", "king")
 HELD_OUT_EVERY = 5  # every fifth game is held out
+NEWTON_STEPS = 30  # at most; the fit stops when a step changes no weight by 1e-7
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,11 @@ def play_games(variant: Variant, games: int, depth: int, seed: int,
             noise = OPENING_NOISE if game.ply < OPENING_PLIES else 0
             result = search.run(pos, history=game.positions[:-1], max_depth=depth, noise=noise,
                                 rng=rng, ending_run=game.plies_in_ending())
-            if game.ply >= OPENING_PLIES and not _has_capture(pos):
+            assert result.move is not None  # the game is not over
+            # captures are compulsory: the move is one exactly when one was on the board
+            if game.ply >= OPENING_PLIES and not result.move.captured:
                 seen.append((core.features(pos.white, pos.black, pos.kings, int(pos.turn)),
                              int(pos.turn)))
-            assert result.move is not None  # the game is not over
             game.push(result.move)
         outcome = game.outcome()
         white = 0.5 if outcome is None or outcome.winner is None else (
@@ -87,11 +89,6 @@ def play_games(variant: Variant, games: int, depth: int, seed: int,
             progress(g + 1)
     train, test = (_samples(r, games) for r in rows)
     return train, test
-
-
-def _has_capture(pos) -> bool:
-    moves = native.legal_moves(pos)
-    return bool(moves and moves[0].captured)
 
 
 def _samples(rows, games: int) -> Samples:
@@ -118,14 +115,21 @@ def _fit_scale(beta0: np.ndarray, s: Samples) -> float:
     return float(best)
 
 
-def fit(weights: Weights, train: Samples, iterations: int = 30) -> np.ndarray:
+def _start(weights: Weights, train: Samples) -> np.ndarray:
+    """The current weights as the logistic model's, at the scale that fits best."""
+    scale = 1.0 / (100 * weights.scale)  # weights -> logits of a score in men
+    beta0 = np.array(weights.vector(native.module().FEATURES), dtype=np.float64) * scale
+    return beta0 * _fit_scale(beta0, train)
+
+
+def fit(weights: Weights, train: Samples, iterations: int = NEWTON_STEPS) -> np.ndarray:
     """beta (the logistic model's weights) by Newton's method, ridge towards `weights`;
     the FIXED terms keep their weights."""
-    names = native.module().FEATURES
-    scale = 1.0 / (100 * weights.scale)  # weights -> logits of a score in men
-    beta0 = np.array(weights.vector(names), dtype=np.float64) * scale
-    beta0 *= _fit_scale(beta0, train)
-    free = np.array([name not in FIXED for name in names])
+    return _newton(_start(weights, train), train, iterations)
+
+
+def _newton(beta0: np.ndarray, train: Samples, iterations: int) -> np.ndarray:
+    free = np.array([name not in FIXED for name in native.module().FEATURES])
     x = np.vstack([train.terms, -train.terms])
     y = np.concatenate([train.results, 1 - train.results])
     offset = x[:, ~free] @ beta0[~free]
@@ -149,14 +153,12 @@ def tune(variant: Variant | str, games: int, depth: int, seed: int,
     weights = load_weights(variant)
     train, held_out = play_games(variant, games, depth, seed, progress)
     if len(train.results) < 100 or len(held_out.results) < 10:
-        raise ValueError(f"{games} games gave too few positions to fit "
+        raise DamasError(f"{games} games gave too few positions to fit "
                          f"({len(train.results)} to train on); play more games")
     names = native.module().FEATURES
     man = names.index("man")
-    beta = fit(weights, train)
-    scale = 1.0 / (100 * weights.scale)
-    beta_before = np.array(weights.vector(names), dtype=np.float64) * scale
-    beta_before *= _fit_scale(beta_before, train)
+    beta_before = _start(weights, train)
+    beta = _newton(beta_before, train, NEWTON_STEPS)
     # back to weights: a man weighs what it did
     to_weights = weights.terms["man"] / beta[man]
     terms = {name: int(round(b * to_weights)) for name, b in zip(names, beta, strict=True)}

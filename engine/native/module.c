@@ -195,11 +195,17 @@ static void searcher_dealloc(Searcher *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int ready(Searcher *self) {
+static int initialised(Searcher *self) {
     if (!self->engine) {
         PyErr_SetString(PyExc_RuntimeError, "Searcher.__init__ was not called");
         return 0;
     }
+    return 1;
+}
+
+/* initialised, and no other thread inside iterate() */
+static int ready(Searcher *self) {
+    if (!initialised(self)) return 0;
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError, "the searcher is searching in another thread");
         return 0;
@@ -359,7 +365,7 @@ static PyObject *move_tuple(const SMove *m) {
 /* (finished, score, best, improved, pv, nodes, seldepth); moves as (from, to, captured) bits */
 static PyObject *searcher_report(Searcher *self, PyObject *noargs) {
     (void)noargs;
-    if (!self->engine) return ready(self) ? NULL : NULL;
+    if (!initialised(self)) return NULL;
     const Report *r = engine_report(self->engine);
     PyObject *pv = PyList_New(r->pv_length);
     if (!pv) return NULL;
@@ -380,7 +386,7 @@ static PyObject *searcher_report(Searcher *self, PyObject *noargs) {
 static PyObject *searcher_limits(Searcher *self, PyObject *args) {
     PyObject *hard;
     unsigned long long nodes;
-    if (!self->engine) return ready(self) ? NULL : NULL;
+    if (!initialised(self)) return NULL;
     if (!PyArg_ParseTuple(args, "OK", &hard, &nodes)) return NULL;
     double seconds = -1;
     if (hard != Py_None) {
