@@ -240,7 +240,7 @@ def _cylinders(scene: Scene, piece: _Piece):
 
 
 def _cylinder_ops(ops: list, cam: Camera, centre, z0, z1, radius, colour, light: _Light,
-                  top_pattern: bool) -> None:
+                  engraving: float) -> None:
     bottom = _circle(centre, radius, z0)
     top = _circle(centre, radius, z1)
     pb, pt = cam.project(bottom, distort=False), cam.project(top, distort=False)
@@ -256,8 +256,11 @@ def _cylinder_ops(ops: list, cam: Camera, centre, z0, z1, radius, colour, light:
         j = (i + 1) % CIRCLE_POINTS
         ops.append((np.array([pb[i], pb[j], pt[j], pt[i]]), colour * lam[i] * 0.92))
     ops.append((pt, colour * light.horizontal))
-    if top_pattern:  # the engraved rings of a draughts piece
-        for frac, dim in ((0.78, 0.9), (0.7, 1.0), (0.42, 0.93), (0.36, 1.0)):
+    if engraving > 0:  # the engraved rings of a draughts piece, deep ones a carved centre
+        rings = [(0.78, 1 - engraving), (0.7, 1.0), (0.42, 1 - 0.7 * engraving), (0.36, 1.0)]
+        if engraving > 0.25:
+            rings.append((0.16, 1 - 0.5 * engraving))
+        for frac, dim in rings:
             ring = cam.project(_circle(centre, radius * frac, z1), distort=False)
             ops.append((ring, colour * light.horizontal * dim))
 
@@ -277,7 +280,7 @@ def _piece_ops(cam, scene: Scene, piece: _Piece, light: _Light) -> list:
     ops: list = []
     for k, (centre, z0, z1) in enumerate(parts):
         _cylinder_ops(ops, cam, centre, z0, z1, radius, piece.colour, light,
-                      top_pattern=k == len(parts) - 1)
+                      scene.engraving if k == len(parts) - 1 else 0.0)
     centre, _, z1 = parts[-1]
     if piece.king and scene.king_mark == "crown":
         # a gilt medallion with a crown stamped in it, as on many sets' king side
@@ -356,9 +359,15 @@ def _distortion_maps(intr: Intrinsics, margin_x: int, margin_y: int):
     xs = np.arange(0, intr.width + step, step, dtype=np.float64)
     ys = np.arange(0, intr.height + step, step, dtype=np.float64)
     gx, gy = np.meshgrid(xs, ys)
-    ideal = intr.undistort_pixels(np.stack([gx.ravel(), gy.ravel()], axis=1))
-    mx = (ideal[:, 0] + margin_x).reshape(gx.shape).astype(np.float32)
-    my = (ideal[:, 1] + margin_y).reshape(gx.shape).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        ideal = intr.undistort_pixels(np.stack([gx.ravel(), gy.ravel()], axis=1))
+    # a strong wide-angle lens folds over at the frame's corners: no ideal point maps
+    # there and the inverse diverges; those pixels show the ideal image's edge
+    ideal = np.nan_to_num(ideal, nan=-1e6, posinf=1e6, neginf=-1e6)
+    mx = np.clip(ideal[:, 0] + margin_x, 0, intr.width + 2 * margin_x)
+    my = np.clip(ideal[:, 1] + margin_y, 0, intr.height + 2 * margin_y)
+    mx = mx.reshape(gx.shape).astype(np.float32)
+    my = my.reshape(gx.shape).astype(np.float32)
     # bilinear upsampling with grid point j at pixel j * step exactly
     fx, fy = np.meshgrid(np.arange(intr.width, dtype=np.float32) / step,
                          np.arange(intr.height, dtype=np.float32) / step)

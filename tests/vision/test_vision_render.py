@@ -66,6 +66,37 @@ def test_hands_render_from_every_side_without_numeric_trouble():
             assert changed.mean() > 0.03  # the arm and hand cover part of the view
 
 
+@pytest.mark.parametrize("seed", [2, 27, 30])
+def test_a_hand_at_the_folded_corners_of_a_wide_angle_lens(seed):
+    """A strong wide-angle lens folds over at the frame's corners (no point of the scene
+    maps there): a hand redrawn there used to find no source pixels at all."""
+    from damas.vision.render import Renderer
+
+    rng = random.Random(seed)
+    scene = random_scene(rng).with_(dist=(-0.35, 0.08, 0.0, 0.0, 0.0), hfov_deg=100.0,
+                                    width=640, height=360)
+    pieces = Position.start("international" if scene.size == 10 else "brazilian").pieces()
+    renderer = Renderer()
+    renderer.render(scene, pieces)
+    half = scene.size * scene.square_mm / 2
+    for _ in range(4):
+        hand = hand_over(scene, rng.uniform(-half, half) * 1.3,
+                         rng.uniform(-half, half) * 1.3, rng)
+        frame = renderer.render(scene.with_(hands=(hand,)), pieces).image
+        fresh = render(scene.with_(hands=(hand,)), pieces).image
+        assert np.array_equal(frame, fresh)
+
+
+def test_engraved_tops_darken_rings_of_every_piece():
+    scene = Scene(size=8, tilt_deg=0.0, light_elevation_deg=90.0, scheme="bw",
+                  pieces_rgb=((240, 240, 240), (30, 30, 30)))
+    plain = render(scene.with_(engraving=0.0), {14: "w"}).image.astype(int)
+    carved = render(scene.with_(engraving=0.5), {14: "w"}).image.astype(int)
+    darker = (plain - carved).sum(axis=2) > 60
+    assert 50 < darker.sum() < 2000  # thin rings and a carved centre, not the whole top
+    assert (carved <= plain + 3).all()  # engraving only darkens
+
+
 def test_kings_are_stacks_with_a_crown():
     scene = Scene(tilt_deg=35, rotation_deg=270)
     man = render(scene, {28: "w"}).image.astype(int)
@@ -166,5 +197,7 @@ def test_varied_scenes_draw_every_failure_class_of_a_reader():
         "wide angle": sum(s.dist[0] < -0.1 for s in scenes),
         "low resolution": sum(s.width < 1000 for s in scenes),
         "motion blur": sum(s.motion[0] > 0 for s in scenes),
+        "engraved tops": sum(s.engraving > 0.1 for s in scenes),
+        "plain tops": sum(s.engraving == 0 for s in scenes),
     }
     assert min(seen.values()) >= 20, seen
