@@ -51,6 +51,9 @@ class Scene:
     pieces_rgb: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
     opacity: float = 1.0  # under 1: translucent pieces, the square showing through
     gloss: float = 0.0  # a glossy top's highlight, 0..1
+    # how much darker the rings engraved in every piece's top are (0: a plain top); deep
+    # engravings (over 0.25) carve the top's centre too, as many wooden sets are
+    engraving: float = 0.1
     markers: bool = False
     # (light, dark) square colours instead of the scheme's (e.g. `equal_grey` squares)
     squares_rgb: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
@@ -221,6 +224,8 @@ def varied_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixe
         change["opacity"] = rng.uniform(0.45, 0.8)
     if rng.random() < 0.3:
         change["gloss"] = rng.uniform(0.2, 0.8)
+    if rng.random() < 0.5:  # men with engraved or carved tops, which are not kings
+        change["engraving"] = rng.choice([0.0, rng.uniform(0.15, 0.6)])
     if rng.random() < 0.3:  # a lamp's glow somewhere, or a flash in the middle
         flash = rng.random() < 0.3
         change["glow"] = ((0.5, 0.5, rng.uniform(0.2, 0.35), rng.uniform(0.5, 1.2)) if flash
