@@ -10,7 +10,7 @@ from vision_helpers import truth_pose
 
 from damas.rules import Position
 from damas.vision.markers import detector
-from damas.vision.render import render
+from damas.vision.render import Renderer, render
 from damas.vision.scene import Scene, equal_grey, hand_over, luma, random_scene
 
 
@@ -70,8 +70,6 @@ def test_hands_render_from_every_side_without_numeric_trouble():
 def test_a_hand_at_the_folded_corners_of_a_wide_angle_lens(seed):
     """A strong wide-angle lens folds over at the frame's corners (no point of the scene
     maps there): a hand redrawn there used to find no source pixels at all."""
-    from damas.vision.render import Renderer
-
     rng = random.Random(seed)
     scene = random_scene(rng).with_(dist=(-0.35, 0.08, 0.0, 0.0, 0.0), hfov_deg=100.0,
                                     width=640, height=360)
