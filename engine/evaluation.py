@@ -8,8 +8,12 @@ mobility), plus three adjustments: the side ahead gains by trading, one-square k
 hunt the last pieces, and flying-king endings the draw rules end early score near 0.
 
 Weights are in sixteenths of a hundredth of a man (`scale`: a man is 1600), so the score
-is in hundredths of a man. `damas train engine` fits them to game results and rewrites the
-file; kind "material" keeps the men and kings only (for tests of the search itself).
+is in hundredths of a man. A weights file may name a pattern table beside it (`patterns`:
+int16 little-endian, [2 phases][windows][3^8], engine/native/search.h): the men of each
+4x4 window of the board index a learned score. `damas train engine` fits the terms to
+game results, or terms and patterns to a stronger engine's scores (`--teacher`), and
+rewrites the files; kind "material" keeps the men and kings only (for tests of the search
+itself).
 
 >>> w = load_weights("english")
 >>> w.terms["man"], w.scale
@@ -43,17 +47,21 @@ class Weights:
     scale: int = 16
     note: str = ""
     provenance: dict = field(default_factory=dict, compare=False)
+    patterns: bytes | None = field(default=None, compare=False, repr=False)
 
     def vector(self, names: tuple[str, ...]) -> list[int]:
         """The weights in the core's feature order (a missing term weighs 0)."""
         return [int(self.terms.get(name, 0)) for name in names]
 
-    def to_json(self) -> dict:
-        return {"kind": "damas.weights", "version": 1, "variant": self.variant,
-                "scale": self.scale, "note": self.note, "weights": dict(self.terms),
-                "trade": self.trade, "chase": self.chase,
-                "flying_ending_divisor": self.flying_ending_divisor,
-                "provenance": self.provenance}
+    def to_json(self, patterns_file: str | None = None) -> dict:
+        doc = {"kind": "damas.weights", "version": 1, "variant": self.variant,
+               "scale": self.scale, "note": self.note, "weights": dict(self.terms),
+               "trade": self.trade, "chase": self.chase,
+               "flying_ending_divisor": self.flying_ending_divisor,
+               "provenance": self.provenance}
+        if patterns_file:
+            doc["patterns"] = patterns_file
+        return doc
 
 
 def weights_path(variant: Variant | str) -> Path:
@@ -70,16 +78,34 @@ def read_weights(path: Path) -> Weights:
     terms = doc.get("weights")
     if not isinstance(terms, dict) or not all(isinstance(v, int) for v in terms.values()):
         raise WeightsError(f"{path}: 'weights' must map term names to ints")
+    patterns = None
+    if doc.get("patterns"):
+        name = doc["patterns"]
+        if not isinstance(name, str) or Path(name).name != name:
+            raise WeightsError(f"{path}: 'patterns' must name a file beside it")
+        try:
+            patterns = (Path(path).parent / name).read_bytes()
+        except OSError as e:
+            raise WeightsError(f"{path}: cannot read its patterns ({e})") from None
     return Weights(doc["variant"], dict(terms), int(doc.get("trade", 0)),
                    int(doc.get("chase", 0)), int(doc.get("flying_ending_divisor", 1)),
                    int(doc.get("scale", 16)), str(doc.get("note", "")),
-                   dict(doc.get("provenance", {})))
+                   dict(doc.get("provenance", {})), patterns)
 
 
 def load_weights(variant: Variant | str, kind: str = "full") -> Weights:
-    """The shipped weights of a variant, or only its material with kind "material"."""
+    """The shipped weights of a variant, only its material with kind "material", or those
+    of a weights file (kind: its path, ending in .json; e.g. one `damas train engine
+    --out` wrote, to play it against the shipped ones)."""
+    name = get_variant(variant).name
+    if kind.endswith(".json"):
+        w = read_weights(Path(kind))
+        if w.variant != name:
+            raise WeightsError(f"{kind}: weights of {w.variant}, not {name}")
+        return w
     if kind not in KINDS:
-        raise ValueError(f"unknown evaluation {kind!r} ({' or '.join(KINDS)})")
+        raise ValueError(f"unknown evaluation {kind!r} ({' or '.join(KINDS)}, or a "
+                         "weights file's path)")
     w = read_weights(weights_path(variant))
     if kind == "material":
         return Weights(w.variant, {"man": w.terms["man"], "king": w.terms["king"]},
@@ -88,7 +114,13 @@ def load_weights(variant: Variant | str, kind: str = "full") -> Weights:
 
 
 def write_weights(weights: Weights, path: Path) -> None:
-    """Write atomically: a reader never sees half a file."""
-    from damas.calibration.store import atomic_write_text
+    """Write atomically: a reader never sees half a file. The patterns go beside it
+    (`<name>.patterns`), written first, so the JSON never names a file not yet whole."""
+    from damas.calibration.store import atomic_write_bytes, atomic_write_text
 
-    atomic_write_text(path, json.dumps(weights.to_json(), indent=1) + "\n")
+    path = Path(path)
+    patterns_file = None
+    if weights.patterns is not None:
+        patterns_file = path.with_suffix(".patterns").name
+        atomic_write_bytes(path.with_suffix(".patterns"), weights.patterns)
+    atomic_write_text(path, json.dumps(weights.to_json(patterns_file), indent=1) + "\n")

@@ -24,7 +24,7 @@ from damas.rules import Move, Position, Variant
 from damas.rules.variant import DrawKind
 
 from . import native
-from .evaluation import load_weights
+from .evaluation import WeightsError, load_weights
 from .limits import Info
 
 WIN = 10000  # a side to move with no legal move scores -WIN + plies from the root
@@ -62,6 +62,11 @@ def new_searcher(variant: Variant, evaluation: str = "full", tt_mb: int = 32,
     w = load_weights(variant, evaluation)
     core.set_weights(w.vector(native.module().FEATURES), w.trade, w.chase,
                      w.flying_ending_divisor)
+    if w.patterns is not None:
+        try:
+            core.set_patterns(w.patterns)
+        except ValueError as e:
+            raise WeightsError(f"{variant.name} weights: {e}") from None
     king_limit, endings = 0, []
     for rule in variant.draw_rules:
         if rule.kind is DrawKind.KING_MOVES:

@@ -1,6 +1,7 @@
 """Engine specs, as the command line writes them:
 
-- `builtin`, `builtin:level=5`, `builtin:depth=6`, `builtin:depth=2,eval=material`
+- `builtin`, `builtin:level=5`, `builtin:depth=6`, `builtin:depth=2,eval=material`,
+  `builtin:level=10,eval=FILE.json` (weights `damas train engine --out` wrote)
   (also `nodes=N`, `movetime=S`, `seed=N`, `threads=N`);
 - `hub:COMMAND [ARGS…]`, e.g. `hub:/opt/scan/scan hub`: a Hub engine (Hub-1 or Hub-2,
   told by its handshake) run as a subprocess, in the folder of its executable (where
@@ -74,8 +75,10 @@ def check_spec(spec: str) -> Spec:
     kind, _, rest = spec.strip().partition(":")
     if kind == "builtin":
         opts = _options(rest, BUILTIN_KEYS, spec)
-        if opts.get("eval", "full") not in ("full", "material"):
-            raise EngineSpecError(f"engine spec {spec!r}: eval is full or material")
+        evaluation = opts.get("eval", "full")
+        if evaluation not in ("full", "material") and not evaluation.endswith(".json"):
+            raise EngineSpecError(f"engine spec {spec!r}: eval is full, material or a "
+                                  "weights file (.json)")
         get_level(opts.get("level"))
         for key in ("depth", "nodes"):
             if key in opts and opts[key] < 1:

@@ -49,10 +49,21 @@ def register(sub) -> None:
     p.set_defaults(run=run_hub)
 
     t = command_group(sub, "train", "train a learned part (needs the train extra)")
-    p = t.add_parser("engine", help="fit the evaluation's weights to self-play games")
+    p = t.add_parser("engine", help="fit the evaluation's weights to self-play games, or "
+                                    "its terms and patterns to a stronger engine's scores")
     p.add_argument("--variant", default="international")
     p.add_argument("--games", type=int, default=400, help="self-play games (default 400)")
     p.add_argument("--depth", type=int, default=6, help="their search depth (default 6)")
+    p.add_argument("--teacher", metavar="SPEC",
+                   help="learn from this engine's scores instead, e.g. 'hub:/opt/scan/scan "
+                        "hub', or builtin searching deeper (--teacher-depth)")
+    p.add_argument("--positions", type=int, default=60_000,
+                   help="with --teacher: positions it scores (default 60000)")
+    p.add_argument("--teacher-depth", type=int, default=12,
+                   help="with --teacher: its search depth (default 12; Scan 2.0 gives no "
+                        "score below 12)")
+    p.add_argument("--jobs", type=int, default=2,
+                   help="with --teacher: teachers run side by side (default 2)")
     p.add_argument("--seed", type=int, default=1, help="the same seed gives the same weights")
     p.add_argument("--out", metavar="FILE",
                    help="weights file to write (default: the one damas ships, "
@@ -245,6 +256,8 @@ def run_train_engine(args) -> int:
     from damas.engine.tuning import tune
     from damas.progress import Progress
 
+    if args.teacher:
+        return _train_from_teacher(args)
     if args.games < 10 or args.depth < 1:
         raise DamasError("--games must be 10 or more and --depth 1 or more")
     with Progress("self-play games", total=args.games, unit="game") as bar:
@@ -256,6 +269,35 @@ def run_train_engine(args) -> int:
           f"{args.depth} (every fifth game held out: {len(report.held_out.results):,})")
     print(f"held-out log-loss {report.loss_before:.4f} before, {report.loss_after:.4f} after")
     print(f"weights written to {out}")
+    return 0
+
+
+def _train_from_teacher(args) -> int:
+    from damas.engine import teacher
+    from damas.engine.evaluation import weights_path, write_weights
+    from damas.engine.spec import check_spec
+    from damas.progress import Progress
+
+    check_spec(args.teacher)
+    if args.positions < 100 or args.teacher_depth < 1 or not 1 <= args.jobs <= 16:
+        raise DamasError("--positions must be 100 or more, --teacher-depth 1 or more and "
+                         "--jobs 1 to 16")
+    with Progress("self-play positions", total=args.positions, unit="position") as bar:
+        positions = teacher.quiet_positions(args.variant, args.positions, args.seed,
+                                            progress=lambda done: bar.update(1))
+    with Progress(f"scored by {args.teacher}", total=len(positions), unit="position") as bar:
+        scores = teacher.teacher_scores(positions, args.teacher, args.teacher_depth,
+                                        args.jobs, progress=bar.update)
+    note = (f"damas train engine --teacher {args.teacher!r} --positions {args.positions} "
+            f"--teacher-depth {args.teacher_depth} --seed {args.seed}")
+    report = teacher.fit_to_teacher(args.variant, positions, scores, note)
+    out = Path(args.out) if args.out else weights_path(args.variant)
+    write_weights(report.weights, out)
+    print(f"{report.positions:,} positions scored by {args.teacher} at depth "
+          f"{args.teacher_depth} ({report.held_out:,} more held out)")
+    print(f"held-out error {report.error_before:.5f} before, {report.error_after:.5f} after "
+          "(mean squared difference of win probabilities)")
+    print(f"weights written to {out} and its patterns beside it")
     return 0
 
 

@@ -12,12 +12,43 @@
 
 static int square_bit(int size, int sq) { return (sq - 1) + (sq - 1) / size; }
 
+/* a window's 8 bits (two a row) as a base-3 number of 0s and 1s */
+static int16_t ternary[256];
+/* an index seen from the other side: the board turned half round reverses the window's
+ * squares (square n becomes squares + 1 - n), and its men change sides */
+static int16_t flipped[PATTERN_SIZE];
+
+static void windows_init(Eval *e, int size) {
+    for (int v = 0; v < 256; v++) {
+        int t = 0;
+        for (int k = 7; k >= 0; k--) t = 3 * t + ((v >> k) & 1);
+        ternary[v] = (int16_t)t;
+    }
+    for (int i = 0; i < PATTERN_SIZE; i++) {
+        int f = 0;
+        for (int k = 0, rest = i; k < 8; k++, rest /= 3) {
+            int digit = rest % 3;
+            f = 3 * f + (digit ? 3 - digit : 0); /* slot k goes to slot 7 - k */
+        }
+        flipped[i] = (int16_t)f;
+    }
+    e->n_windows = 0;
+    for (int r0 = 0; r0 + 4 <= size; r0 += 2)
+        for (int c0 = 0; c0 + 4 <= size; c0 += 2) {
+            for (int rr = 0; rr < 4; rr++)
+                e->window_shift[e->n_windows][rr] =
+                    square_bit(size, (r0 + rr) * (size / 2) + c0 / 2 + 1);
+            e->n_windows++;
+        }
+}
+
 void eval_init(Eval *e, const Rules *r) {
     memset(e, 0, sizeof *e);
     e->rules = *r;
     e->flying_ending_divisor = 1;
     int size = r->size, squares = size * size / 2;
     e->total_men = (size / 2 - 1) * size / 2;
+    windows_init(e, size);
     for (int sq = 1; sq <= squares; sq++) {
         int i = square_bit(size, sq);
         bb b = 1ULL << i;
@@ -140,6 +171,52 @@ static void terms(const Eval *e, int side, bb own, bb opp, bb kings, int *f, int
     *lost = !n_ok && !my_mob;
 }
 
+static inline int window_index(const Eval *e, int w, bb mine, bb theirs) {
+    unsigned a = 0, b = 0;
+    for (int rr = 0; rr < 4; rr++) {
+        int sh = e->window_shift[w][rr];
+        a |= (unsigned)((mine >> sh) & 3) << (2 * rr);
+        b |= (unsigned)((theirs >> sh) & 3) << (2 * rr);
+    }
+    return ternary[a] + 2 * ternary[b];
+}
+
+/* Windows are numbered so that the half turn takes window w to n_windows - 1 - w; White's
+ * view is the board as it lies, Black's the same index flipped. */
+int pattern_indices(const Eval *e, int side, bb own, bb opp, bb kings,
+                    int idx[2 * MAX_WINDOWS]) {
+    int n = e->n_windows;
+    bb white = (side ? opp : own) & ~kings, black = (side ? own : opp) & ~kings;
+    int *mine = side ? idx + n : idx, *theirs = side ? idx : idx + n;
+    for (int w = 0; w < n; w++) {
+        int i = window_index(e, w, white, black);
+        mine[w] = i;
+        theirs[n - 1 - w] = flipped[i];
+    }
+    return 2 * n;
+}
+
+/* The side to move's view of the windows minus the opponent's, the two tables blended
+ * by the men on the board (1/EVAL_SCALE hundredths). Seen this way the score is the same
+ * from either side, as the search's negamax wants. */
+static long pattern_score(const Eval *e, int side, bb own, bb opp, bb kings) {
+    int n = e->n_windows;
+    bb white = (side ? opp : own) & ~kings, black = (side ? own : opp) & ~kings;
+    long full = 0, bare = 0;
+    for (int w = 0; w < n; w++) {
+        int i = window_index(e, w, white, black);
+        const int16_t *by_white = e->pattern[w][i], *by_black = e->pattern[n - 1 - w][flipped[i]];
+        full += by_white[0] - by_black[0];
+        bare += by_white[1] - by_black[1];
+    }
+    if (side) {
+        full = -full;
+        bare = -bare;
+    }
+    long all = 2L * e->total_men, men = popcount(white | black);
+    return (full * men + bare * (all - men)) / all;
+}
+
 void features_of(const Eval *e, int side, bb own, bb opp, bb kings, int f[N_FEATURES]) {
     int lost;
     terms(e, side, own, opp, kings, f, &lost);
@@ -170,6 +247,7 @@ int evaluate(const Eval *e, int side, bb own, bb opp, bb kings) {
     if (lost) return -LOST;
     long sum = 0;
     for (int i = 0; i < N_FEATURES; i++) sum += (long)e->w[i] * f[i];
+    if (e->has_patterns) sum += pattern_score(e, side, own, opp, kings);
     int score = (int)(sum / EVAL_SCALE);
     int lead = (int)(((long)e->w[F_MAN] * f[F_MAN] + (long)e->w[F_KING] * f[F_KING]) / EVAL_SCALE);
     int pieces = popcount(own | opp);

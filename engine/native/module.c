@@ -429,7 +429,54 @@ static PyObject *searcher_features(Searcher *self, PyObject *args) {
     return t;
 }
 
+/* set_patterns(table or None): the windows' scores, int16 little-endian, [2][windows][3^8] */
+static PyObject *searcher_patterns(Searcher *self, PyObject *args) {
+    PyObject *table;
+    if (!ready(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "O", &table)) return NULL;
+    Eval *e = engine_eval(self->engine);
+    if (table == Py_None) {
+        e->has_patterns = 0;
+        engine_clear(self->engine);
+        Py_RETURN_NONE;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(table, &view, PyBUF_CONTIG_RO) < 0) return NULL;
+    Py_ssize_t want = (Py_ssize_t)(2 * e->n_windows * PATTERN_SIZE * sizeof(int16_t));
+    if (view.len != want) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "the pattern table must hold %zd bytes, not %zd", want,
+                     view.len);
+        return NULL;
+    }
+    const unsigned char *p = view.buf;
+    for (int phase = 0; phase < 2; phase++)
+        for (int w = 0; w < e->n_windows; w++)
+            for (int i = 0; i < PATTERN_SIZE; i++, p += 2)
+                e->pattern[w][i][phase] = (int16_t)(uint16_t)(p[0] | (p[1] << 8));
+    PyBuffer_Release(&view);
+    e->has_patterns = 1;
+    engine_clear(self->engine);
+    Py_RETURN_NONE;
+}
+
+static PyObject *searcher_pattern_indices(Searcher *self, PyObject *args) {
+    int side, idx[2 * MAX_WINDOWS];
+    bb own, opp, kings;
+    if (!ready(self) || !read_side(self, args, &side, &own, &opp, &kings)) return NULL;
+    int n = pattern_indices(engine_eval(self->engine), side, own, opp, kings, idx);
+    PyObject *t = PyTuple_New(n);
+    if (!t) return NULL;
+    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(idx[i]));
+    return t;
+}
+
 static PyMethodDef searcher_methods[] = {
+    {"set_patterns", (PyCFunction)searcher_patterns, METH_VARARGS,
+     "set_patterns(table or None): the windows' scores, int16 little-endian [2][windows][3^8]"},
+    {"pattern_indices", (PyCFunction)searcher_pattern_indices, METH_VARARGS,
+     "pattern_indices(white, black, kings, turn) -> each window's index seen by the side "
+     "to move, then by the opponent"},
     {"set_weights", (PyCFunction)searcher_weights, METH_VARARGS,
      "set_weights(weights, trade, chase, flying_ending_divisor)"},
     {"set_draw_rules", (PyCFunction)searcher_draw_rules, METH_VARARGS,

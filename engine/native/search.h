@@ -38,6 +38,16 @@ enum {
 };
 #define EVAL_SCALE 16
 
+/* Patterns: the men on each 4x4 window of the board (8 playing squares; 16 windows on
+ * 10x10, 9 on 8x8, overlapping by half) index a table of scores learned from a strong
+ * engine's evaluations (`damas train engine --teacher`). Each square is empty (kings
+ * count as empty here), the viewing side's man or the other's: 3^8 entries a window.
+ * Each side sees the board turned so that it plays up; the score is the side to move's
+ * view minus the opponent's. Two tables, blended by the men on the board: one for a
+ * full board, one for a board without men. */
+#define MAX_WINDOWS 16
+#define PATTERN_SIZE 6561
+
 /* Everything an evaluation needs: the weights and the variant's tables. */
 typedef struct {
     Rules rules;
@@ -55,11 +65,20 @@ typedef struct {
     int to_go[2][64];
     int row[64], col[64];
     int total_men;
+    int n_windows;
+    int window_shift[MAX_WINDOWS][4]; /* each window row's first bit (its 2 squares follow) */
+    int has_patterns;
+    /* [window][index][full board, bare board], in 1/EVAL_SCALE hundredths of a man */
+    int16_t pattern[MAX_WINDOWS][PATTERN_SIZE][2];
 } Eval;
 
 void eval_init(Eval *e, const Rules *r);
 int evaluate(const Eval *e, int side, bb own, bb opp, bb kings);
 void features_of(const Eval *e, int side, bb own, bb opp, bb kings, int f[N_FEATURES]);
+/* the window indices of a position, seen by the side to move, then by the opponent
+ * (returns 2 * n_windows) */
+int pattern_indices(const Eval *e, int side, bb own, bb opp, bb kings,
+                    int idx[2 * MAX_WINDOWS]);
 
 /* A move in the search: squares as bits. */
 typedef struct {

@@ -45,7 +45,9 @@ def test_evaluation_is_the_same_seen_from_either_side(variant):
 def test_the_evaluation_is_the_weighted_sum_of_its_terms():
     variant = Position.start("international").variant
     core = new_searcher(variant)
-    weights = load_weights(variant).vector(FEATURES)
+    core.set_patterns(None)  # the tables' own test: tests/engine/test_teacher.py
+    shipped = load_weights(variant)
+    weights = shipped.vector(FEATURES)
     # White is a man up in a quiet middle game, and no term but the sum applies (pieces
     # enough that the ending adjustments stay out, a lead the trade term adds to)
     p = Position.from_fen("W:W27,28,30-33,35,37-43,45-50:B1-6,8-11,13-19,21,23", variant)
@@ -54,6 +56,9 @@ def test_the_evaluation_is_the_weighted_sum_of_its_terms():
     lead = weights[FEATURES.index("man")] * terms[FEATURES.index("man")] // 16
     pieces = (p.white | p.black).bit_count()
     assert terms[FEATURES.index("man")] == 1
+    trade = lead * shipped.trade // (pieces + 4)
+    assert core.evaluate(p.white, p.black, p.kings, 0) == total + trade
+    core.set_weights(weights, 4, shipped.chase, shipped.flying_ending_divisor)
     assert core.evaluate(p.white, p.black, p.kings, 0) == total + lead * 4 // (pieces + 4)
 
 
