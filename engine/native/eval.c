@@ -18,7 +18,7 @@ static int16_t ternary[256];
  * squares (square n becomes squares + 1 - n), and its men change sides */
 static int16_t flipped[PATTERN_SIZE];
 
-static void windows_init(Eval *e, int size) {
+void pattern_tables_init(void) {
     for (int v = 0; v < 256; v++) {
         int t = 0;
         for (int k = 7; k >= 0; k--) t = 3 * t + ((v >> k) & 1);
@@ -32,6 +32,9 @@ static void windows_init(Eval *e, int size) {
         }
         flipped[i] = (int16_t)f;
     }
+}
+
+static void windows_init(Eval *e, int size) {
     e->n_windows = 0;
     for (int r0 = 0; r0 + 4 <= size; r0 += 2)
         for (int c0 = 0; c0 + 4 <= size; c0 += 2) {
@@ -205,7 +208,8 @@ static long pattern_score(const Eval *e, int side, bb own, bb opp, bb kings) {
     long full = 0, bare = 0;
     for (int w = 0; w < n; w++) {
         int i = window_index(e, w, white, black);
-        const int16_t *by_white = e->pattern[w][i], *by_black = e->pattern[n - 1 - w][flipped[i]];
+        const int16_t *by_white = e->pattern[w][i];
+        const int16_t *by_black = e->pattern[n - 1 - w][flipped[i]];
         full += by_white[0] - by_black[0];
         bare += by_white[1] - by_black[1];
     }

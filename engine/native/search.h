@@ -72,6 +72,8 @@ typedef struct {
     int16_t pattern[MAX_WINDOWS][PATTERN_SIZE][2];
 } Eval;
 
+/* once, before any evaluation (the module's import): the windows' shared index tables */
+void pattern_tables_init(void);
 void eval_init(Eval *e, const Rules *r);
 int evaluate(const Eval *e, int side, bb own, bb opp, bb kings);
 void features_of(const Eval *e, int side, bb own, bb opp, bb kings, int f[N_FEATURES]);

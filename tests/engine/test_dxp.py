@@ -133,9 +133,12 @@ def test_a_take_back_is_asked_and_the_game_goes_on(server):
         for _ in range(3):  # we are White, the remote Black
             game.push(game.legal_moves()[0])
             game.push(remote.play(game, Limit(movetime=5)).move)
-        game.pop()
-        game.pop()
-        game.push(game.legal_moves()[-1])  # another move instead
+        game.pop()  # the remote's answer
+        taken_back = game.pop()  # and our move before it
+        while len(game.legal_moves()) < 2:  # it was forced: take back a move more
+            game.pop()
+            taken_back = game.pop()
+        game.push(next(m for m in game.legal_moves() if m != taken_back))  # another instead
         sent = []
         real_send = remote._conn.send
         remote._conn.send = lambda msg: (sent.append(msg), real_send(msg))[1]
