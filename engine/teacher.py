@@ -14,11 +14,11 @@ stronger engine says of it: its score after a search of a fixed depth.
 3. **Fit**: the evaluation's linear terms and its window tables (engine/native/search.h)
    together, by Adam on the squared difference of the win probabilities
    sigmoid(score / K) of ours and the teacher's, with a ridge on the tables (a window
-   seen in few positions stays near 0). It starts from the current terms and empty
-   tables, so "before" is today's evaluation.
+   seen in few positions stays near 0). It starts from the terms of the weights file in
+   place and empty tables: "before" is those terms alone.
 
 Every tenth position is held out; the command reports the error there before and after.
-The same seed, count, teacher and depth give the same weights.
+The same seed, count, teacher, depth and starting file give the same weights.
 """
 
 from __future__ import annotations
