@@ -1,10 +1,10 @@
 """The built-in search: it answers legal moves, sees wins and losses, reports what it
 does, keeps its Zobrist keys right, and stops when asked from another thread."""
 
-import random
 import threading
 
 import pytest
+from engine_helpers import random_games
 
 from damas.engine import WIN, BuiltinEngine, Limit, Search
 from damas.engine.evaluation import load_weights
@@ -14,15 +14,6 @@ from damas.rules import Game, Position
 
 VARIANTS = ["international", "brazilian", "english"]
 FEATURES = module().FEATURES
-
-
-def random_games(variant, count, seed, max_plies=160):
-    rng = random.Random(seed)
-    for _ in range(count):
-        game = Game(variant)
-        while game.outcome() is None and game.ply < max_plies:
-            game.push(rng.choice(game.legal_moves()))
-            yield game
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

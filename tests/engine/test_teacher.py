@@ -3,15 +3,17 @@ tables add to the evaluation as the fit models them, the fit finds tables that m
 scores, the teacher's scores are its own, and pattern files are read strictly."""
 
 import json
-import random
+from itertools import islice
 
 import numpy as np
 import pytest
+from engine_helpers import random_games
 
 from damas.cli import main
 from damas.engine import BuiltinEngine, Limit, open_engine
 from damas.engine.errors import EngineSpecError
 from damas.engine.evaluation import Weights, WeightsError, load_weights, read_weights, write_weights
+from damas.engine.native import module
 from damas.engine.search import new_searcher
 from damas.engine.teacher import (
     WINDOW,
@@ -24,6 +26,7 @@ from damas.engine.teacher import (
 from damas.rules import Game, Position, variant
 
 VARIANTS = ["international", "brazilian", "english"]
+FEATURES = module().FEATURES
 
 
 def half_turned(p: Position) -> Position:
@@ -35,14 +38,7 @@ def half_turned(p: Position) -> Position:
 
 
 def random_positions(name, count, seed):
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        game = Game(name)
-        while game.outcome() is None and game.ply < 120 and len(out) < count:
-            game.push(rng.choice(game.legal_moves()))
-            out.append(game.position)
-    return out
+    return list(islice((game.position for game in random_games(name, count, seed)), count))
 
 
 def random_tables(name, seed, spread=400):
@@ -83,11 +79,11 @@ def test_the_tables_add_to_the_evaluation_as_the_fit_models_them(name):
     plain = Weights(v.name, shipped.terms, scale=shipped.scale)  # no adjustments
     tables = random_tables(name, seed=1)
     core = new_searcher(v)
-    core.set_weights(plain.vector(_features()), 0, 0, 1)
+    core.set_weights(plain.vector(FEATURES), 0, 0, 1)
     core.set_patterns(tables.tobytes())
     positions = [p for p in random_positions(name, 300, seed=2)
                  if p.legal_moves() and not p.legal_moves()[0].captured]
-    model = PatternModel(np.array(plain.vector(_features())) / 16, tables.shape[1])
+    model = PatternModel(np.array(plain.vector(FEATURES)) / 16, tables.shape[1])
     model.tables = tables.reshape(2, -1).astype(float) / 16
     predicted = model.score(inputs(v, positions))
     got = np.array([core.evaluate(p.white, p.black, p.kings, int(p.turn)) for p in positions])
@@ -98,12 +94,6 @@ def test_the_tables_add_to_the_evaluation_as_the_fit_models_them(name):
     without = np.array([core.evaluate(p.white, p.black, p.kings, int(p.turn))
                         for p in positions])
     assert np.mean(np.abs(without - got)[movable]) > 10  # the tables did count
-
-
-def _features():
-    from damas.engine.native import module
-
-    return module().FEATURES
 
 
 def test_the_fit_finds_tables_that_made_the_scores():
