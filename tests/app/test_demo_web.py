@@ -1,5 +1,6 @@
 """The live page of a running demo game, clicked through in headless Chromium."""
 
+import os
 import subprocess
 import sys
 
@@ -90,7 +91,8 @@ def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "damas", "demo", "--variant", "english",
                              "--seed", "3", "--max-plies", "7", "--robot", "sim-python",
                              "--journal", str(journal), "--web", "0", "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONFAULTHANDLER": "1"})
     try:
         line = proc.stderr.readline()
         assert line.startswith("live page: "), line
@@ -155,7 +157,14 @@ def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
         frame.click()
         wait.until(lambda d: frame.size["width"] == small)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            # it hung once in CI after Ctrl-C (not reproduced since): SIGABRT makes the
+            # fault handler print every thread's stack, so the failure says where
+            proc.send_signal(signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            raise AssertionError(f"the demo did not stop on Ctrl-C:\n{err}") from None
         assert proc.returncode == 0, err
         assert out.splitlines()[0].startswith("1 english game: 7 plies")
     finally:
