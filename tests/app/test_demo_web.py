@@ -73,6 +73,15 @@ def test_clicking_through_a_running_demo_game(tmp_path):
         browser.quit()
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """A test run started in the background by a shell without job control ignores
+    SIGINT, and its children inherit that, so Python gives them no KeyboardInterrupt: the
+    demo is started as a terminal starts it, with SIGINT at its default."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
     """After the game the page keeps the result and the final position (read back from a
     screenshot), the log ends with the game's end, and Ctrl-C stops the server cleanly."""
@@ -92,7 +101,8 @@ def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
                              "--seed", "3", "--max-plies", "7", "--robot", "sim-python",
                              "--journal", str(journal), "--web", "0", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+                            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+                            preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         line = proc.stderr.readline()
         assert line.startswith("live page: "), line
@@ -160,8 +170,8 @@ def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
         try:
             out, err = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
-            # it hung once in CI after Ctrl-C (not reproduced since): SIGABRT makes the
-            # fault handler print every thread's stack, so the failure says where
+            # SIGABRT makes the fault handler print every thread's stack: the failure
+            # says where it hangs
             proc.send_signal(signal.SIGABRT)
             _, err = proc.communicate(timeout=30)
             raise AssertionError(f"the demo did not stop on Ctrl-C:\n{err}") from None
