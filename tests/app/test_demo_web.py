@@ -1,6 +1,7 @@
 """The live page of a running demo game, clicked through in headless Chromium."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -77,16 +78,12 @@ def _ctrl_c_as_in_a_terminal() -> None:
     """A test run started in the background by a shell without job control ignores
     SIGINT, and its children inherit that, so Python gives them no KeyboardInterrupt: the
     demo is started as a terminal starts it, with SIGINT at its default."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_the_finished_game_stays_on_the_page_until_ctrl_c(tmp_path):
     """After the game the page keeps the result and the final position (read back from a
     screenshot), the log ends with the game's end, and Ctrl-C stops the server cleanly."""
-    import signal
-
     import cv2
     import numpy as np
 
