@@ -37,7 +37,8 @@ class BuiltinEngine(Engine):
         self.variant = get_variant(variant)
         get_level(level)  # check it now, not at the first move
         self.defaults = Limit(depth=depth, nodes=nodes, movetime=movetime, level=level)
-        self.search = Search(self.variant, evaluation, tt_mb, threads)
+        # a player: it keeps a level game going rather than simplify into a dead draw
+        self.search = Search(self.variant, evaluation, tt_mb, threads, contempt=True)
         self.rng = random.Random(seed)
         self.name = name or "damas"
 

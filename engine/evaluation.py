@@ -45,6 +45,9 @@ class Weights:
     chase: int = 0
     flying_ending_divisor: int = 1
     scale: int = 16
+    # what a draw costs the side a player searches for, hundredths of a man (not for a
+    # judge: the evaluation bar and the teacher search without it)
+    contempt: int = 0
     note: str = ""
     provenance: dict = field(default_factory=dict, compare=False)
     patterns: bytes | None = field(default=None, compare=False, repr=False)
@@ -58,7 +61,7 @@ class Weights:
                "scale": self.scale, "note": self.note, "weights": dict(self.terms),
                "trade": self.trade, "chase": self.chase,
                "flying_ending_divisor": self.flying_ending_divisor,
-               "provenance": self.provenance}
+               "contempt": self.contempt, "provenance": self.provenance}
         if patterns_file:
             doc["patterns"] = patterns_file
         return doc
@@ -78,6 +81,10 @@ def read_weights(path: Path) -> Weights:
     terms = doc.get("weights")
     if not isinstance(terms, dict) or not all(isinstance(v, int) for v in terms.values()):
         raise WeightsError(f"{path}: 'weights' must map term names to ints")
+    contempt = doc.get("contempt", 0)
+    if not isinstance(contempt, int) or not 0 <= contempt <= 100:
+        raise WeightsError(f"{path}: 'contempt' must be a whole number of hundredths of a "
+                           "man, 0 to 100")
     patterns = None
     if doc.get("patterns"):
         name = doc["patterns"]
@@ -89,8 +96,8 @@ def read_weights(path: Path) -> Weights:
             raise WeightsError(f"{path}: cannot read its patterns ({e})") from None
     return Weights(doc["variant"], dict(terms), int(doc.get("trade", 0)),
                    int(doc.get("chase", 0)), int(doc.get("flying_ending_divisor", 1)),
-                   int(doc.get("scale", 16)), str(doc.get("note", "")),
-                   dict(doc.get("provenance", {})), patterns)
+                   int(doc.get("scale", 16)), contempt,
+                   str(doc.get("note", "")), dict(doc.get("provenance", {})), patterns)
 
 
 def load_weights(variant: Variant | str, kind: str = "full") -> Weights:

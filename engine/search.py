@@ -56,8 +56,9 @@ def score_text(score: int) -> str:
 
 
 def new_searcher(variant: Variant, evaluation: str = "full", tt_mb: int = 32,
-                 threads: int = 1):
-    """The core's searcher of a variant with its weights and draw rules."""
+                 threads: int = 1, contempt: bool = False):
+    """The core's searcher of a variant with its weights and draw rules; with `contempt`,
+    a player's: a draw costs the side it searches for the weights' contempt."""
     core = native.module().Searcher(native.rules_flags(variant), tt_mb, threads)
     w = load_weights(variant, evaluation)
     core.set_weights(w.vector(native.module().FEATURES), w.trade, w.chase,
@@ -73,7 +74,7 @@ def new_searcher(variant: Variant, evaluation: str = "full", tt_mb: int = 32,
             king_limit = 2 * rule.moves
         elif rule.kind is DrawKind.ENDGAME:
             endings.append((2 * rule.moves, [(a[0], a[1], b[0], b[1]) for a, b in rule.endings]))
-    core.set_draw_rules(king_limit, endings)
+    core.set_draw_rules(king_limit, endings, w.contempt if contempt else 0)
     return core
 
 
@@ -82,9 +83,9 @@ class Search:
     of a game; `clear()` forgets them."""
 
     def __init__(self, variant: Variant, evaluation: str = "full", tt_mb: int = 32,
-                 threads: int = 1):
+                 threads: int = 1, contempt: bool = False):
         self.variant = variant
-        self.core = new_searcher(variant, evaluation, tt_mb, threads)
+        self.core = new_searcher(variant, evaluation, tt_mb, threads, contempt)
         self._soft_deadline: float | None = None
         self._max_nodes = 0
 

@@ -254,12 +254,13 @@ static PyObject *searcher_weights(Searcher *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* draw_rules(king_limit, [(limit, [(kings, men, kings, men), ...]), ...]) in plies */
+/* draw_rules(king_limit, [(limit, [(kings, men, kings, men), ...]), ...], contempt=0),
+ * plies and hundredths of a man */
 static PyObject *searcher_draw_rules(Searcher *self, PyObject *args) {
-    int king_limit;
+    int king_limit, contempt = 0;
     PyObject *rules;
     if (!ready(self)) return NULL;
-    if (!PyArg_ParseTuple(args, "iO", &king_limit, &rules)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO|i", &king_limit, &rules, &contempt)) return NULL;
     Ending endings[MAX_ENDINGS];
     int limits[MAX_ENDINGS] = {0}, n = 0;
     PyObject *seq = PySequence_Fast(rules, "ending rules must be a sequence");
@@ -291,7 +292,7 @@ static PyObject *searcher_draw_rules(Searcher *self, PyObject *args) {
         Py_DECREF(m);
     }
     Py_DECREF(seq);
-    engine_draw_rules(self->engine, king_limit, endings, n, limits);
+    engine_draw_rules(self->engine, king_limit, endings, n, limits, contempt);
     Py_RETURN_NONE;
 }
 
@@ -480,7 +481,8 @@ static PyMethodDef searcher_methods[] = {
     {"set_weights", (PyCFunction)searcher_weights, METH_VARARGS,
      "set_weights(weights, trade, chase, flying_ending_divisor)"},
     {"set_draw_rules", (PyCFunction)searcher_draw_rules, METH_VARARGS,
-     "set_draw_rules(king_limit, [(limit, [(kings, men, kings, men)])]), in plies"},
+     "set_draw_rules(king_limit, [(limit, [(kings, men, kings, men)])], contempt=0): plies, "
+     "and what a draw costs the side searched for, in hundredths of a man"},
     {"root", (PyCFunction)searcher_root, METH_VARARGS,
      "root(white, black, kings, turn, history, king_run, ending_run, noise, seed) -> moves"},
     {"iterate", (PyCFunction)searcher_iterate, METH_VARARGS,

@@ -4,9 +4,11 @@
  * out every capture and looks one ply further when the opponent threatens one.
  *
  * The draw rules are part of the tree: a repeated position, the king-move rule and the
- * ending rules score 0, and in an ending the rules will call a draw the evaluation shrinks
- * with the plies left, so a side ahead converts before the count runs out and a side behind
- * heads for such an ending.
+ * ending rules score a draw, and in an ending the rules will call a draw the evaluation
+ * shrinks towards it with the plies left, so a side ahead converts before the count runs
+ * out and a side behind heads for such an ending. A draw scores 0, or with a contempt c,
+ * -c to the side the search plays for (and +c to its opponent): it then keeps a level game
+ * going rather than simplify into a drawn ending (see engine_draw_rules).
  *
  * A search is stopped from another thread (engine_stop, or a deadline moved by
  * engine_limits) through atomics; the tree polls them every POLL_EVERY nodes.
@@ -57,6 +59,7 @@ struct Engine {
     int king_limit;
     Ending endings[MAX_ENDINGS];
     int n_endings, ending_limit[MAX_ENDINGS], ending_pieces;
+    int contempt; /* hundredths of a man a draw costs the root's side */
     /* the root */
     int side, king_run, ending_run, n_root, last_score, have_last, base;
     bb own, opp, kings;
@@ -154,7 +157,9 @@ void engine_clear(Engine *e) {
 }
 
 void engine_draw_rules(Engine *e, int king_limit, const Ending *endings, int n_endings,
-                       const int *limits) {
+                       const int *limits, int contempt) {
+    if (contempt != e->contempt) engine_clear(e); /* the table's draws were worth another score */
+    e->contempt = contempt;
     e->king_limit = king_limit;
     e->n_endings = n_endings < MAX_ENDINGS ? n_endings : MAX_ENDINGS;
     e->ending_pieces = 0;
@@ -299,13 +304,20 @@ static uint64_t tt_pack(int score, int depth, int flag, uint16_t move, uint16_t 
 
 /* --- the tree -------------------------------------------------------------------------- */
 
+/* A draw's score to `side`. The table keeps such scores, so they hold while the root's
+ * side stays the same: a searcher with a contempt plays one side of a game. */
+static int draw_score(const Engine *e, int side) {
+    return side == e->side ? -e->contempt : e->contempt;
+}
+
 static int leaf(const Engine *e, int side, bb own, bb opp, bb kings, int rule, int ending_run,
                 int ply) {
     int score = evaluate(&e->eval, side, own, opp, kings);
     if (score == -LOST) return ply - WIN; /* no capture, no step, no king: no move at all */
     if (rule >= 0) {
         int limit = e->ending_limit[rule];
-        score = score * (limit - ending_run) / limit;
+        int draw = draw_score(e, side);
+        score = draw + (score - draw) * (limit - ending_run) / limit;
     }
     return score;
 }
@@ -366,11 +378,11 @@ static int node(Worker *w, int side, bb own, bb opp, bb kings, uint64_t key, int
     if (king_run >= 4) { /* only king moves since then: an earlier position may be back */
         int last = e->base + ply - king_run;
         for (int i = e->base + ply - 4; i >= last && i >= 0; i -= 2)
-            if (w->keys[i] == key) return 0;
+            if (w->keys[i] == key) return draw_score(e, side);
     }
-    if (e->king_limit && king_run >= e->king_limit) return 0;
+    if (e->king_limit && king_run >= e->king_limit) return draw_score(e, side);
     int rule = ending_rule(e, own, opp, kings);
-    if (rule >= 0 && ending_run >= e->ending_limit[rule]) return 0;
+    if (rule >= 0 && ending_run >= e->ending_limit[rule]) return draw_score(e, side);
     if (ply >= MAX_PLY) return leaf(e, side, own, opp, kings, rule, ending_run, ply);
 
     SMove moves[MAX_MOVES];

@@ -112,9 +112,10 @@ int engine_threads(Engine *e, int threads);
 void engine_free(Engine *e);
 Eval *engine_eval(Engine *e);
 void engine_clear(Engine *e);
-/* the draw rules: king moves without capture in a row (plies, 0: none) and endings */
+/* the draw rules: king moves without capture in a row (plies, 0: none) and endings; and
+ * the contempt, what a draw costs the side the search plays for (hundredths of a man) */
 void engine_draw_rules(Engine *e, int king_limit, const Ending *endings, int n_endings,
-                       const int *limits);
+                       const int *limits, int contempt);
 /* A new root. `history` holds the keys' positions (side-relative, as own/opp/kings/side)
  * played since the last man move or capture, oldest first; `king_run` the plies of king
  * moves without capture before the root, `ending_run` the plies in the root's drawing

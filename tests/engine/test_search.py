@@ -2,15 +2,16 @@
 does, keeps its Zobrist keys right, and stops when asked from another thread."""
 
 import threading
+from dataclasses import replace
 
 import pytest
 from engine_helpers import random_games
 
 from damas.engine import WIN, BuiltinEngine, Limit, Search
-from damas.engine.evaluation import load_weights
+from damas.engine.evaluation import load_weights, write_weights
 from damas.engine.native import module
 from damas.engine.search import POLL_EVERY, new_searcher
-from damas.rules import Game, Position
+from damas.rules import DrawKind, Game, Position
 
 VARIANTS = ["international", "brazilian", "english"]
 FEATURES = module().FEATURES
@@ -155,7 +156,9 @@ def test_the_side_that_would_lose_steers_into_a_threefold_repetition():
     without_history = BuiltinEngine("english").play(game.position, Limit(depth=6))
     assert without_history.info.score < -200
     result = BuiltinEngine("english").play(game, Limit(depth=6))
-    assert result.move.short == "18-22" and result.info.score == 0
+    # a player's draw is worth its contempt less than a level game
+    contempt = load_weights("english").contempt
+    assert result.move.short == "18-22" and result.info.score == -contempt
     game.push(result.move)
     assert game.outcome().reason == "threefold-repetition"
 
@@ -208,6 +211,29 @@ def test_the_search_knows_the_king_move_rule():
 
     assert score(0) > 100
     assert score(79) == 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_player_values_a_draw_at_its_contempt_and_a_judge_at_zero(variant, tmp_path):
+    # a king against a king, and the king-move rule ends the game at the next move: a
+    # draw whatever is played, which a player (the built-in engine) scores minus its
+    # weights' contempt and a judge (the evaluation bar, the teacher) zero
+    fen = {"international": "W:WK46:BK5", "brazilian": "W:WK29:BK4",
+           "english": "W:WK29:BK4"}[variant]
+    pos = Position.from_fen(fen, variant)
+    rule = next(r for r in pos.variant.draw_rules if r.kind is DrawKind.KING_MOVES)
+    weights = tmp_path / "w.json"
+    write_weights(replace(load_weights(variant), contempt=40), weights)
+
+    def score(contempt):
+        core = new_searcher(pos.variant, str(weights), contempt=contempt)
+        core.root(pos.white, pos.black, pos.kings, 0, [], 2 * rule.moves - 1, 0, 0, 0)
+        for depth in range(1, 5):
+            assert core.iterate(depth)
+        return core.report()[1]
+
+    assert score(False) == 0
+    assert score(True) == -40
 
 
 def test_two_threads_answer_legal_moves_and_stop_when_asked():

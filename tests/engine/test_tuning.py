@@ -53,6 +53,10 @@ def test_weights_files_are_read_strictly_and_written_whole(tmp_path):
     assert read_weights(path) == load_weights("brazilian")
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
     doc = json.loads(path.read_text())
+    for contempt in ("a little", 101, -5):
+        path.write_text(json.dumps({**doc, "contempt": contempt}))
+        with pytest.raises(WeightsError, match="contempt"):
+            read_weights(path)
     doc["weights"]["man"] = "a lot"
     path.write_text(json.dumps(doc))
     with pytest.raises(WeightsError, match="ints"):
