@@ -305,7 +305,7 @@ static uint64_t tt_pack(int score, int depth, int flag, uint16_t move, uint16_t 
 /* --- the tree -------------------------------------------------------------------------- */
 
 /* A draw's score to `side`. The table keeps such scores, so they hold while the root's
- * side stays the same: a searcher with a contempt plays one side of a game. */
+ * side stays the same; a root of the other side clears it (engine_root). */
 static int draw_score(const Engine *e, int side) {
     return side == e->side ? -e->contempt : e->contempt;
 }
@@ -513,6 +513,8 @@ static double gaussian(uint64_t *state) {
 
 int engine_root(Engine *e, int side, bb own, bb opp, bb kings, const bb (*history)[4],
                 int n_history, int king_run, int ending_run, int noise, uint64_t seed) {
+    /* the table's draws were scored for the other side (see draw_score) */
+    if (e->contempt && side != e->side) engine_clear(e);
     e->side = side;
     e->own = own;
     e->opp = opp;

@@ -236,6 +236,31 @@ def test_a_player_values_a_draw_at_its_contempt_and_a_judge_at_zero(variant, tmp
     assert score(True) == -40
 
 
+def test_a_player_forgets_its_draws_when_it_searches_for_the_other_side(tmp_path):
+    # the table keeps draws scored for the side searched for: a search for the other
+    # side starts from an empty table, as a fresh searcher's; one for the same side
+    # reuses it (fewer nodes)
+    game = Game("english")
+    for text in "11-15 23-19 8-11 22-17".split():
+        game.push(text)
+    pos = game.position
+    weights = tmp_path / "w.json"
+    write_weights(replace(load_weights("english"), contempt=30), weights)
+
+    def nodes(core, turn):
+        core.root(pos.white, pos.black, pos.kings, turn, [], 0, 0, 0, 0)
+        for depth in range(1, 8):
+            assert core.iterate(depth)
+        return core.report()[5]
+
+    fresh = {turn: nodes(new_searcher(pos.variant, str(weights), contempt=True), turn)
+             for turn in (0, 1)}
+    core = new_searcher(pos.variant, str(weights), contempt=True)
+    assert nodes(core, 0) == fresh[0]
+    assert nodes(core, 0) < fresh[0]
+    assert nodes(core, 1) == fresh[1]
+
+
 def test_two_threads_answer_legal_moves_and_stop_when_asked():
     engine = BuiltinEngine("international", threads=2)
     game = Game("international")
