@@ -3,6 +3,7 @@ does, keeps its Zobrist keys right, and stops when asked from another thread."""
 
 import threading
 from dataclasses import replace
+from typing import NamedTuple
 
 import pytest
 from engine_helpers import random_games
@@ -202,15 +203,30 @@ def test_the_search_knows_the_king_move_rule():
     # against one are ahead, unless the count is at 79: every move but a capture ends it.
     pos = Position.from_fen("W:WK1,K3:BK32", "english")
     core = new_searcher(pos.variant)
+    assert searched(core, pos, 6).score > 100
+    assert searched(core, pos, 6, king_run=79).score == 0
 
-    def score(king_run):
-        assert core.root(pos.white, pos.black, pos.kings, 0, [], king_run, 0, 0, 0) > 0
-        for depth in range(1, 7):
-            assert core.iterate(depth)
-        return core.report()[1]
 
-    assert score(0) > 100
-    assert score(79) == 0
+class Searched(NamedTuple):
+    score: int
+    nodes: int
+
+
+def searched(core, pos: Position, depth: int, turn: int = 0, king_run: int = 0) -> Searched:
+    """The core's search of `pos` (`turn` to move, `king_run` plies of king moves before
+    it) finished to `depth`."""
+    assert core.root(pos.white, pos.black, pos.kings, turn, [], king_run, 0, 0, 0) > 0
+    for d in range(1, depth + 1):
+        assert core.iterate(d)
+    report = core.report()
+    return Searched(report[1], report[5])
+
+
+def with_contempt(tmp_path, variant: str, contempt: int) -> str:
+    """A weights file: the variant's shipped weights with this contempt."""
+    path = tmp_path / "w.json"
+    write_weights(replace(load_weights(variant), contempt=contempt), path)
+    return str(path)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -222,15 +238,11 @@ def test_a_player_values_a_draw_at_its_contempt_and_a_judge_at_zero(variant, tmp
            "english": "W:WK29:BK4"}[variant]
     pos = Position.from_fen(fen, variant)
     rule = next(r for r in pos.variant.draw_rules if r.kind is DrawKind.KING_MOVES)
-    weights = tmp_path / "w.json"
-    write_weights(replace(load_weights(variant), contempt=40), weights)
+    weights = with_contempt(tmp_path, variant, 40)
 
     def score(contempt):
-        core = new_searcher(pos.variant, str(weights), contempt=contempt)
-        core.root(pos.white, pos.black, pos.kings, 0, [], 2 * rule.moves - 1, 0, 0, 0)
-        for depth in range(1, 5):
-            assert core.iterate(depth)
-        return core.report()[1]
+        core = new_searcher(pos.variant, weights, contempt=contempt)
+        return searched(core, pos, 4, king_run=2 * rule.moves - 1).score
 
     assert score(False) == 0
     assert score(True) == -40
@@ -244,18 +256,14 @@ def test_a_player_forgets_its_draws_when_it_searches_for_the_other_side(tmp_path
     for text in "11-15 23-19 8-11 22-17".split():
         game.push(text)
     pos = game.position
-    weights = tmp_path / "w.json"
-    write_weights(replace(load_weights("english"), contempt=30), weights)
+    weights = with_contempt(tmp_path, "english", 30)
 
     def nodes(core, turn):
-        core.root(pos.white, pos.black, pos.kings, turn, [], 0, 0, 0, 0)
-        for depth in range(1, 8):
-            assert core.iterate(depth)
-        return core.report()[5]
+        return searched(core, pos, 7, turn).nodes
 
-    fresh = {turn: nodes(new_searcher(pos.variant, str(weights), contempt=True), turn)
+    fresh = {turn: nodes(new_searcher(pos.variant, weights, contempt=True), turn)
              for turn in (0, 1)}
-    core = new_searcher(pos.variant, str(weights), contempt=True)
+    core = new_searcher(pos.variant, weights, contempt=True)
     assert nodes(core, 0) == fresh[0]
     assert nodes(core, 0) < fresh[0]
     assert nodes(core, 1) == fresh[1]
