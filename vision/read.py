@@ -368,7 +368,15 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     likeness = (((x - x[occupied].mean()) / spread) ** 2
                 - ((x - x[empty].mean()) / spread) ** 2) / 2  # log-odds of empty, photo
     p = np.clip(p_empty, 1e-6, 1 - 1e-6)
-    return 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
+    sharpened = 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
+    # One line from the empty squares to the pieces cannot hold pieces of two colours
+    # when the model is sure of one colour only: the other falls on the empty side of
+    # it (dark men on dark squares). So a square within the spread of one kind and not
+    # of the other is that kind; only the rest are told by the line.
+    like_empty = _alike_the_empties(f, empty)
+    like_piece = _alike_a_piece(f, occupied)
+    return np.where(like_empty & ~like_piece, np.maximum(p_empty, 0.95),
+                    np.where(like_piece & ~like_empty, np.minimum(p_empty, 0.05), sharpened))
 
 
 def _unlike_every_piece(f: np.ndarray, confident: np.ndarray,
@@ -393,15 +401,32 @@ def _robust(values: np.ndarray) -> tuple[float, float]:
 def _only_empties(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray) -> np.ndarray:
     """A photo with empty squares the model is sure of and next to no piece it is sure
     of (a board before the pieces are set out): an unsure square is empty when it looks
-    like those empty squares as closely as they look like each other (within four of
-    their robust spreads, or half as far again as the least alike of them);
-    anything else stays as the model said."""
+    like those empty squares as closely as they look like each other; anything else
+    stays as the model said."""
+    return np.where(_alike_the_empties(f, empty), np.maximum(p_empty, 0.95), p_empty)
+
+
+def _within_reach(likeness: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """The squares whose likeness is as high as the members' own: within four of their
+    robust spreads of the typical member, or half as far again as the least alike."""
+    typical, spread = _robust(likeness[members])
+    reach = max(4 * spread, 1.5 * (typical - float(likeness[members].min())))
+    return likeness >= typical - reach
+
+
+def _alike_the_empties(f: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """Squares as like the sure empty squares (their mean) as those are (one cluster:
+    a board's empty squares look alike)."""
     centre = f[empty].mean(axis=0)
-    likeness = f @ (centre / np.linalg.norm(centre))
-    typical, spread = _robust(likeness[empty])
-    reach = max(4 * spread, 1.5 * (typical - float(likeness[empty].min())))
-    alike = likeness >= typical - reach
-    return np.where(alike, np.maximum(p_empty, 0.95), p_empty)
+    return _within_reach(f @ (centre / np.linalg.norm(centre)), empty)
+
+
+def _alike_a_piece(f: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """Squares as like their nearest sure piece as the sure pieces are like theirs (by
+    the nearest, not the mean: men of two colours and kings are several clusters)."""
+    likeness = f @ f[occupied].T
+    likeness[np.nonzero(occupied)[0], np.arange(int(occupied.sum()))] = -1  # not itself
+    return _within_reach(likeness.max(axis=1), occupied)
 
 
 def decide(obs: Observation, size: int) -> Reading:

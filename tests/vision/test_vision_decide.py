@@ -33,6 +33,20 @@ def test_unsure_squares_are_told_by_the_sure_ones_they_resemble():
     assert (p[:6] > 0.9).all() and (p[6:12] < 0.1).all()
 
 
+def test_pieces_of_a_second_colour_like_a_sure_one_stay_pieces():
+    rng = np.random.default_rng(2)
+    empty, light, dark = (np.array([1.0, 0.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0, 0.0]),
+                          np.array([0.8, 0.0, 0.6, 0.0]))
+    # eight sure empties, eight sure light men, two sure dark men and four unsure ones:
+    # the dark men lie nearer the empty squares than the light men do
+    rows = [empty] * 8 + [light] * 8 + [dark] * 6
+    features = np.array(rows) + rng.normal(0, 0.01, (len(rows), 4))
+    p_empty = np.array([0.97] * 8 + [0.03] * 10 + [0.55, 0.6, 0.5, 0.45])
+    p = learn_from_the_photo(p_empty, features)
+    assert (p[18:] <= 0.05).all()  # like the sure dark men, unlike every empty square
+    assert (p[:8] >= 0.95).all() and (p[8:18] <= 0.05).all()
+
+
 def test_with_fewer_than_three_sure_squares_of_a_kind_nothing_changes():
     rng = np.random.default_rng(3)
     features = features_of("eeeeeepp" + "p", rng)
