@@ -26,6 +26,7 @@ colour model cannot explain or reads as the other kind than the nets."""
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,13 +46,14 @@ from .colour_read import (
     wall_features,
 )
 from .height import StackModel
-from .read import SURE, Observation, Reading, _kings, _marked, learn_from_the_photo
+from .read import SURE, Observation, Reading, _kings, _logit, _marked, learn_from_the_photo
 from .sampler import CORNERS, Sampler, Samples
 
 HEAD_FILE = "head.json"
 HEAD_KIND, HEAD_VERSION = "damas.head", 1
 COLOUR_FLOOR = 0.05  # the least spread of a colour (normalised units): noise, JPEG, light
 NEAR_HAND = 1.6  # squares: playing squares this near something over the board
+KING_MARGIN = 1.0  # log odds a king stands above the calibration's most king-like man
 # the most a class's median square may stand from the colour model (squared distance in
 # units of its spread) for the model's crown test and stack heights to be trusted: in
 # the light it was learned in the renderer's squares stand at 0.4-1.7 (7.8 in a pose
@@ -82,6 +84,9 @@ class SetHead:
     empty: np.ndarray  # (k, F) the nets' features of the calibration's empty squares
     occupied: np.ndarray  # (m, F) and of its pieces
     nets: str = ""  # fingerprint of the nets the features come from
+    # the nets' log odds of crowned or stacked for the calibration's most king-like man:
+    # a carved or ringed set's men can look crowned to the nets, and this set's do so much
+    men_king_odds: float = -math.inf
 
     @classmethod
     def fit(cls, obs: Observation, labels: list[str], nets: str = "") -> SetHead:
@@ -102,8 +107,20 @@ class SetHead:
         features = (obs.features if obs.features is not None
                     else np.zeros((len(lab), 0), np.float32))
         f = _unit(features)
+        men = np.array([v in "wb" for v in labels])  # lower case: men, not kings
+        odds = _logit(obs.probs[men, 2:].sum(axis=1))
         return cls(white.mean(axis=0), black.mean(axis=0), np.linalg.inv(cov),
-                   f[lab == "e"], f[lab != "e"], nets)
+                   f[lab == "e"], f[lab != "e"], nets,
+                   float(odds.max()) if len(odds) else -math.inf)
+
+    def kings(self, king_p: np.ndarray, nets: str = "") -> np.ndarray:
+        """Which pieces the nets call kings (`read._kings`), and, with the same nets as
+        the calibration, only those that look more crowned than any man of the
+        calibration did, by KING_MARGIN."""
+        kings = _kings(king_p)
+        if nets == self.nets and math.isfinite(self.men_king_odds):
+            kings &= _logit(king_p) > self.men_king_odds + KING_MARGIN
+        return kings
 
     # --- reading ---------------------------------------------------------------------
 
@@ -133,7 +150,9 @@ class SetHead:
         return {"white": self.white.round(5).tolist(), "black": self.black.round(5).tolist(),
                 "inv": self.inv.round(4).tolist(),
                 "empty": _packed(self.empty), "occupied": _packed(self.occupied),
-                "nets": self.nets}
+                "nets": self.nets,
+                **({"men_king_odds": round(self.men_king_odds, 4)}
+                   if math.isfinite(self.men_king_odds) else {})}
 
     @classmethod
     def from_dict(cls, d: dict) -> SetHead:
@@ -144,7 +163,8 @@ class SetHead:
             return a
 
         head = cls(arr("white", 1), arr("black", 1), arr("inv", 2), _unpacked(d["empty"]),
-                   _unpacked(d["occupied"]), str(d.get("nets", "")))
+                   _unpacked(d["occupied"]), str(d.get("nets", "")),
+                   float(d.get("men_king_odds", -math.inf)))
         if head.white.shape != (3,) or head.black.shape != (3,) or head.inv.shape != (3, 3):
             raise ValueError("colours must be 3 numbers and their spread 3x3")
         return head
@@ -246,7 +266,7 @@ def read_frame(obs: Observation, samples: Samples, sampler: Sampler, model: Colo
                                                 if not x])
     if len(pieces):
         crowned, unsure = _marked(obs.marks[pieces])
-        king[pieces] = crowned | _kings(obs.probs[pieces, 2:].sum(axis=1))
+        king[pieces] = crowned | head.kings(obs.probs[pieces, 2:].sum(axis=1), nets)
         unsure_king[pieces] = unsure
         # the colour model's tests stand only in the light it was learned in (a brighter
         # frame made men's tops "crowns" and white men stacks); else the nets' alone

@@ -83,3 +83,33 @@ def test_a_head_needs_both_colours_and_empty_squares():
         SetHead.fit(look, ["w"] * 12 + ["e"] * 20)
     head = SetHead.fit(look, ["w"] * 12 + ["e"] * 8 + ["B"] * 12)
     assert head.empty.shape == (8, 8) and head.occupied.shape == (24, 8)
+
+
+def _look(king_p: np.ndarray) -> Observation:
+    """An observation whose pieces have these P(crowned) (nothing stacked)."""
+    n = len(king_p)
+    probs = np.zeros((n, 4))
+    probs[:, 2] = king_p
+    probs[:, 1] = 1 - king_p
+    return Observation(probs, np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)), np.zeros(n),
+                       np.zeros((n, 4)), np.zeros(n), np.zeros(1), np.ones((n, 8)))
+
+
+def test_a_king_must_look_more_crowned_than_every_man_of_the_calibration():
+    # a set whose carved men look crowned to the nets: one man at P 0.6 in the calibration
+    men = np.full(12, 0.02)
+    men[3] = 0.6
+    labels = ["w"] * 6 + ["b"] * 6 + ["e"] * 8
+    look = _look(np.concatenate([men, np.zeros(8)]))
+    look.rims[:6] = 1.0  # White's men lighter than Black's
+    head = SetHead.fit(look, labels, nets="n")
+    assert head.men_king_odds == pytest.approx(np.log(0.6 / 0.4))
+    frame = np.concatenate([np.full(11, 0.02), [0.7, 0.97]])  # that man, and a crowned king
+    assert list(head.kings(frame, nets="n")[-2:]) == [False, True]
+    # without the calibration's bar the carved man stands out from the frame's men too
+    assert list(head.kings(frame, nets="other nets")[-2:]) == [True, True]
+    again = SetHead.from_dict(json.loads(json.dumps(head.to_dict())))
+    assert again.men_king_odds == pytest.approx(head.men_king_odds, abs=1e-4)
+    # a head saved before the bar was kept has none
+    older = {k: v for k, v in head.to_dict().items() if k != "men_king_odds"}
+    assert list(SetHead.from_dict(older).kings(frame, nets="n")[-2:]) == [True, True]
