@@ -196,7 +196,7 @@ WIDTHS = (32, 64, 96, 128, 192)  # channels of the five convolutions
 
 def _model():
     """A full 3x3 convolution, then depthwise-separable ones (a 3x3 per channel, a 1x1
-    across): about 2.4 M multiply-adds a patch, so a 10x10 board's 100 patches and
+    across): about 2.5 M multiply-adds a patch, so a 10x10 board's 100 patches and
     their mirror images take about 25 ms on one core. Outputs: a logit per class and
     the top's displacement."""
     import torch.nn as nn
