@@ -385,11 +385,16 @@ def _unlike_every_piece(f: np.ndarray, confident: np.ndarray,
     (dark men on dark squares in a flat light): the unsure squares that look like no
     sure piece at all, by far more than the sure pieces differ among themselves, stand
     in for the empty squares."""
-    likeness = f @ f[occupied].T
-    likeness[np.nonzero(occupied)[0], np.arange(int(occupied.sum()))] = -1  # not itself
-    nearest = likeness.max(axis=1)
+    nearest = _likeness_to_nearest_piece(f, occupied)
     typical, spread = _robust(nearest[occupied])
     return ~confident & (nearest < typical - 4 * spread)
+
+
+def _likeness_to_nearest_piece(f: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """Each square's likeness to the most alike sure piece other than itself."""
+    likeness = f @ f[occupied].T
+    likeness[np.nonzero(occupied)[0], np.arange(int(occupied.sum()))] = -1  # not itself
+    return likeness.max(axis=1)
 
 
 def _robust(values: np.ndarray) -> tuple[float, float]:
@@ -424,9 +429,7 @@ def _alike_the_empties(f: np.ndarray, empty: np.ndarray) -> np.ndarray:
 def _alike_a_piece(f: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     """Squares as like their nearest sure piece as the sure pieces are like theirs (by
     the nearest, not the mean: men of two colours and kings are several clusters)."""
-    likeness = f @ f[occupied].T
-    likeness[np.nonzero(occupied)[0], np.arange(int(occupied.sum()))] = -1  # not itself
-    return _within_reach(likeness.max(axis=1), occupied)
+    return _within_reach(_likeness_to_nearest_piece(f, occupied), occupied)
 
 
 def decide(obs: Observation, size: int) -> Reading:
