@@ -36,13 +36,14 @@ class LabelledPhoto:
         return self.path.name
 
 
-def load_labels(folder: str | Path) -> list[LabelledPhoto]:
+def load_labels(folder: str | Path, file: str = "labels.json") -> list[LabelledPhoto]:
+    """The photos of `folder`/`file` (names in it relative to `folder`)."""
     folder = Path(folder)
-    labels = folder / "labels.json"
+    labels = folder / file
     try:
         entries = json.loads(labels.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise VisionError(f"{labels}: no labels file there (a labels.json is needed)") from None
+        raise VisionError(f"{labels}: no labels file there (a {file} is needed)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise VisionError(f"{labels}: not a readable labels file ({e})") from None
     if not isinstance(entries, list):
@@ -121,6 +122,14 @@ class Score:
     right: int
     total: int
     misses: tuple[tuple[int, str, str], ...]  # (square, truth, read)
+    turned: bool = False  # the truth's square s is the reading's size + 1 - s
+
+    def read_right(self, read: dict[int, str], truth: dict[int, str]) -> dict[int, bool]:
+        """Per square of the reading that is labelled and not `?`: whether it is right."""
+        count, wrong = len(truth), {sq for sq, _, _ in self.misses}
+        return {(count + 1 - sq if self.turned else sq): sq not in wrong
+                for sq, ch in truth.items()
+                if ch != "?" and read.get(count + 1 - sq if self.turned else sq, "?") != "?"}
 
     @property
     def exact(self) -> bool:
@@ -166,7 +175,7 @@ def score(read: dict[int, str], truth: dict[int, str], turns: bool = True) -> Sc
                 right += 1
             else:
                 misses.append((sq, names[ch], got))
-        return Score(right, total, tuple(misses))
+        return Score(right, total, tuple(misses), turn)
 
     # the first of the best, as the order below tries them
     if not turns:

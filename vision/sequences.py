@@ -61,6 +61,8 @@ class Sequence:
     full: Path | None  # the start position's photo
     full_grid: tuple[str, ...] | None
     kings: tuple[tuple[str, ...], ...]  # per frame, cells of kings by the rules
+    source: str = ""  # the repository the games come from (`repo`)
+    photos: tuple[LabelledPhoto, ...] = ()  # every labelled photo of the game, calibration's too
 
 
 def _bad(path: Path, what: str) -> VisionError:
@@ -141,13 +143,20 @@ def load_sequences(folder: str | Path) -> list[Sequence]:
             raise _bad(path, f"{where}: kings_by_rules needs one list per frame")
         at_start = bool(entry.get("starts_at_start_position", False))
         how = "from the start" if at_start else "mid-game"
+        source = str(entry.get("repo") or "")
+        files = tuple(_image(path, folder, f, f"{where} frame {i}") for i, f in enumerate(frames))
+        labels = tuple(_grid(path, f"{where} frame {i}", g, size) for i, g in enumerate(grids))
+        photos = [LabelledPhoto(f, size, g, source=source)
+                  for f, g in zip(files, labels, strict=True)]
+        if isinstance(cal, dict) and isinstance(cal_grids, dict):  # the start, the empty board
+            photos += [LabelledPhoto(_image(path, folder, cal[w], f"{where} calibration"), size,
+                                     _grid(path, f"{where} calibration grid", cal_grids[w], size),
+                                     source=source)
+                       for w in ("full", "empty") if cal.get(w) and w in cal_grids]
         seq = Sequence(
             f"{entry.get('log') or 'game'} #{k} ({how}, {len(frames)} frames)",
-            v.name, size,
-            tuple(_image(path, folder, f, f"{where} frame {i}") for i, f in enumerate(frames)),
-            tuple(_grid(path, f"{where} frame {i}", g, size) for i, g in enumerate(grids)),
-            tuple(steps), frozenset(irregular), at_start, full, full_grid,
-            tuple(tuple(str(c) for c in ks) for ks in kings))
+            v.name, size, files, labels, tuple(steps), frozenset(irregular), at_start, full,
+            full_grid, tuple(tuple(str(c) for c in ks) for ks in kings), source, tuple(photos))
         if seq.full_grid is None and not at_start:
             raise _bad(path, f"{where}: needs calibration_grids.full or to start at the "
                              "start position (White's side is read from it)")

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import VisionError
-from .occupancy import member_path, without_source
+from .occupancy import without_source
 from .patches import SIDE
 
 CHUNK = 5000
@@ -119,25 +119,59 @@ def make_render_data(samples: int, seed: int, workers: int, progress=print):
                   progress, "rendered patches")
 
 
-def photo_data(folder: Path, exclude: tuple[str, ...] = (), copies: int = 16,
+def training_photos(folders: tuple[Path, ...]):
+    """Every labelled photo of `folders`: a folder's labels.json, and the frames, start and
+    empty-board photos of its sequences.json with its singles.json. A photo kept in two
+    places (the same bytes) is taken once."""
+    import hashlib
+
+    from .photos import load_labels
+    from .sequences import load_sequences
+
+    found = []
+    for folder in folders:
+        folder = Path(folder)
+        kinds = [f for f in ("labels.json", "sequences.json") if (folder / f).is_file()]
+        if not kinds:
+            raise VisionError(f"{folder}: no labels.json or sequences.json there")
+        if "labels.json" in kinds:
+            found += load_labels(folder)
+        if "sequences.json" in kinds:
+            found += [p for seq in load_sequences(folder) for p in seq.photos]
+            if (folder / "singles.json").is_file():
+                found += load_labels(folder, "singles.json")
+    seen, photos = set(), []
+    for photo in found:
+        try:
+            digest = hashlib.sha1(photo.path.read_bytes()).hexdigest()
+        except OSError:
+            digest = str(photo.path)  # unreadable: photo_data says so
+        if digest not in seen:
+            seen.add(digest)
+            photos.append(photo)
+    return photos
+
+
+def photo_data(folders: tuple[Path, ...], exclude: tuple[str, ...] = (), copies: int = 16,
                seed: int = 1, progress=print):
-    """Patches of the labelled real photos in `folder` (the labels.json format), every
-    square (playing and plain) `copies` times, each time a little off-centre and under
-    another light, lens and sensor; photos of the sources in `exclude` left out. The
-    top's displacement is not labelled on photos: NaN, which the training skips."""
+    """Patches of the labelled real photos of `folders` (`training_photos`), every square
+    (playing and plain) `copies` times, each time a little off-centre and under another
+    light, lens and sensor; photos of the sources in `exclude` left out. The top's
+    displacement is not labelled on photos: NaN, which the training skips."""
     import cv2
 
     from .locate import locate
     from .patches import BoardPatches, PatchSampler, normalise
-    from .photos import load_labels, playing_truth, truth_by_cell
+    from .photos import playing_truth, truth_by_cell
 
     rng = np.random.default_rng(seed)
     xs, ys = [], []
-    for photo in load_labels(folder):
+    for photo in training_photos(folders):
         if photo.source in exclude:
             continue
         image = cv2.imread(str(photo.path))
         if image is None:
+            progress(f"{photo.name}: not a readable image, left out")
             continue
         try:
             pose = locate(image, photo.size, use_markers=False).pose
@@ -239,12 +273,12 @@ def drawn_patches(samples: int, seed: int, workers: int = 2, progress=print,
 
 
 def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs: int = 10,
-          seed: int = 1, progress=print, photos: Path | None = None,
+          seed: int = 1, progress=print, photos: tuple[Path, ...] = (),
           exclude: tuple[str, ...] = (), init: Path | None = None, lr: float = 3e-3) -> dict:
     """Trains on `patches` (`drawn_patches`) and writes `out` (ONNX, and the weights as
     .pt beside it) after every epoch, so a long run can be used (or stopped) at any
-    point. `photos`: a labels.json folder of real photos to train on as well, less the
-    sources in `exclude`. `init`: weights (.pt) to start from."""
+    point. `photos`: folders of labelled real photos (`training_photos`) to train on as
+    well, less the sources in `exclude`. `init`: weights (.pt) to start from."""
     try:
         import torch
         import torch.nn.functional as F
@@ -255,8 +289,8 @@ def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs:
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     t0 = time.time()
     x, y, d = patches
-    if photos is not None:
-        xp, yp, dp = photo_data(Path(photos), tuple(exclude), seed=seed, progress=progress)
+    if photos:
+        xp, yp, dp = photo_data(tuple(photos), tuple(exclude), seed=seed, progress=progress)
         x, y, d = np.concatenate([x, xp]), np.concatenate([y, yp]), np.concatenate([d, dp])
         mix = np.random.default_rng(seed + 1).permutation(len(y))
         x, y, d = x[mix], y[mix], d[mix]
@@ -344,65 +378,41 @@ def _export(model, out: Path) -> None:
     os.replace(tmp, out)
 
 
-MEMBERS = 1  # nets in a model, each trained alike from its own seed (see `occupancy`)
-
-
 def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
-              workers: int, photos: Path | None, progress=print,
+              workers: int, photos: tuple[Path, ...] = (), progress=print,
               cache: Path | None = None) -> dict:
-    """The models damas ships, into `folder`, each of MEMBERS nets trained from seeds
-    `seed`, `seed` + 1, ...: a base net on synthetic and rendered patches; with
-    `photos`, that base fine-tuned on the photos too (occupancy.onnx, with a manifest of
-    the sources it saw), and once per source without that source (loso/SOURCE.onnx), so
-    `bench vision --photos` never scores a photo with a model that saw it. Without
-    photos the base nets are the shipped ones."""
+    """The models damas ships, into `folder`: a base net on synthetic and rendered
+    patches; with `photos` (folders, `training_photos`), that base fine-tuned on the
+    photos too (occupancy.onnx, with a manifest of the sources it saw), and once per
+    source without that source (loso/SOURCE.onnx), so no bench scores a photo with a
+    model that saw it. Without photos the base net is the shipped one. Returns each
+    training's report, by "base", "all" or a source's short name."""
     import json
 
     from damas.calibration.store import atomic_write_bytes, atomic_write_text
 
-    from .photos import load_labels
-
     folder = Path(folder)
-    sources = sorted({p.source for p in load_labels(photos)}) if photos is not None else []
-    report: dict = {}
-    for member in range(1, MEMBERS + 1):
-        tag = "" if member == 1 else f".{member}"
-        progress(f"net {member} of {MEMBERS} (seed {seed + member - 1})")
-        reports, nets = _train_member(
-            folder / "training" / f"net{member}", samples, epochs, fine_epochs,
-            seed + member - 1, workers, photos, sources, progress,
-            None if cache is None else member_path(cache, member))
-        report.update({name + tag: result for name, result in reports.items()})
-        for source, net in nets.items():
-            target = (folder / "occupancy.onnx" if source is None else
-                      without_source(folder, source))
-            atomic_write_bytes(member_path(target, member), net.read_bytes())
-    manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
-                "fine_tune_epochs": fine_epochs if sources else 0,
-                "seeds": [seed + k for k in range(MEMBERS)]}
-    atomic_write_text(folder / "occupancy.json", json.dumps(manifest, indent=1) + "\n")
-    return report
-
-
-def _train_member(work: Path, samples: int, epochs: int, fine_epochs: int, seed: int,
-                  workers: int, photos: Path | None, sources: list[str], progress,
-                  cache: Path | None) -> tuple[dict[str, dict], dict[str | None, Path]]:
-    """One net of each model, trained in `work`: (each training's report, by "base",
-    "all" or a source's short name; the .onnx to ship, by the source it was trained
-    without, or None for the model of every source (the base without photos))."""
+    photos = tuple(Path(p) for p in photos)
+    sources = sorted({p.source for p in training_photos(photos)}) if photos else []
+    work = folder / "training"
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.onnx"
     # drawn once: every fine-tuning below trains on the same patches as the base
     patches = drawn_patches(samples, seed, workers, progress, cache)
     reports = {"base": train(base, patches, epochs, seed, progress)}
-    if photos is None:
-        return reports, {None: base}
-    nets = {}
-    for source in sources + [None]:
+    nets = {None: base}
+    for source in sources + [None] if sources else []:
         name = "all" if source is None else source.split("/")[-1]
         progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
         nets[source] = work / f"{name}.onnx"
         reports[name] = train(nets[source], patches, fine_epochs, seed, progress,
                               photos=photos, exclude=() if source is None else (source,),
                               init=base.with_suffix(".pt"), lr=1e-3)
-    return reports, nets
+    for source, net in nets.items():
+        target = folder / "occupancy.onnx" if source is None else without_source(folder, source)
+        atomic_write_bytes(target, net.read_bytes())
+    manifest = {"photo_sources": sources, "samples": samples, "epochs": epochs,
+                "fine_tune_epochs": fine_epochs if sources else 0, "seed": seed}
+    atomic_write_text(folder / "occupancy.json", json.dumps(manifest, indent=1) + "\n")
+    return reports
+

@@ -54,9 +54,10 @@ def register(sub) -> None:
     a = t.add_parser("vision", help="train the occupancy model on synthetic patches")
     a.add_argument("--out", default=None, metavar="DIR",
                    help="the folder to write the models to (default: the ones damas ships)")
-    a.add_argument("--photos", metavar="DIR",
-                   help="labelled real photos (labels.json) to fine-tune on as well, once "
-                        "with every source and once without each")
+    a.add_argument("--photos", metavar="DIR", nargs="+", default=[],
+                   help="folders of labelled real photos (labels.json) or games "
+                        "(sequences.json) to fine-tune on as well, once with every source "
+                        "and once without each")
     a.add_argument("--samples", type=int, default=120_000)
     a.add_argument("--epochs", type=int, default=5)
     a.add_argument("--fine-epochs", type=int, default=2)
@@ -309,7 +310,7 @@ def run_calibrate_board(args) -> int:
 
 def run_train(args) -> int:
     from damas.vision.occupancy import WEIGHTS
-    from damas.vision.train import BATCH, HELD_OUT, MEMBERS, MIN_SAMPLES, recall_text, train_all
+    from damas.vision.train import BATCH, HELD_OUT, MIN_SAMPLES, recall_text, train_all
 
     for name, value in (("--samples", args.samples), ("--epochs", args.epochs),
                         ("--fine-epochs", args.fine_epochs), ("--workers", args.workers)):
@@ -320,14 +321,14 @@ def run_train(args) -> int:
                          f"{HELD_OUT} and a batch of {BATCH} to train on)")
     folder = Path(args.out) if args.out else WEIGHTS.parent
     report = train_all(folder, args.samples, args.epochs, args.fine_epochs, args.seed,
-                       args.workers, Path(args.photos) if args.photos else None,
+                       args.workers, tuple(Path(p) for p in args.photos),
                        progress=lambda line: print(line, file=sys.stderr),
                        cache=Path(args.cache) if args.cache else None)
     for name, r in report.items():
         print(f"{name}: {r['samples']} patches, {r['epochs']} epochs, "
               f"{r['seconds'] / 60:.1f} min, held-out accuracy "
               f"{100 * r['held_out_accuracy']:.2f} % ({recall_text(r['held_out_recall'])})")
-    print(f"models in {folder} (nets from seeds {args.seed}-{args.seed + MEMBERS - 1})")
+    print(f"models in {folder} (seed {args.seed})")
     return 0
 
 

@@ -1,6 +1,4 @@
-"""The occupancy model as shipped: every model is the mean of its nets."""
-
-import shutil
+"""The occupancy model as shipped: one net, and one more per photo source left out."""
 
 import numpy as np
 import pytest
@@ -10,13 +8,13 @@ from damas.vision.occupancy import (
     WEIGHTS,
     OccupancyModel,
     _run,
-    member_path,
-    members,
+    load,
+    never_trained_on,
+    standing_in,
     trained_on,
     without_source,
 )
 from damas.vision.patches import SIDE
-from damas.vision.train import MEMBERS
 
 
 def _patches(n=12, seed=3):
@@ -24,42 +22,23 @@ def _patches(n=12, seed=3):
     return rng.normal(0, 1, (n, SIDE, SIDE, 3)).astype(np.float32)
 
 
-def test_every_shipped_model_has_all_its_nets():
+def test_every_source_has_a_model_that_never_saw_it():
     sources = trained_on()
     assert len(sources) == 6  # the dev photos' sources, each left out of one model
-    models = [WEIGHTS] + [without_source(WEIGHTS.parent, s) for s in sorted(sources)]
-    for path in models:
-        assert members(path) == [member_path(path, k) for k in range(1, MEMBERS + 1)]
     shipped = sorted((WEIGHTS.parent / "loso").glob("*.onnx"))
-    assert shipped == sorted(member_path(p, k) for p in models[1:]
-                             for k in range(1, MEMBERS + 1))
+    assert shipped == sorted(without_source(WEIGHTS.parent, s) for s in sources)
+    readings = [OccupancyModel(p)(_patches())[0] for p in [WEIGHTS, *shipped]]
+    for k, a in enumerate(readings):  # each its own training, not one net copied
+        for b in readings[k + 1:]:
+            assert not np.allclose(a, b, atol=1e-4)
 
 
-def test_a_model_reads_as_the_mean_of_its_nets(tmp_path):
-    # two nets that differ: the shipped one and one trained without a source
-    nets = [WEIGHTS, without_source(WEIGHTS.parent, sorted(trained_on())[0])]
-    alone = []
-    for k, net in enumerate(nets, 1):
-        folder = tmp_path / f"net{k}"
-        folder.mkdir()
-        shutil.copyfile(net, folder / "occupancy.onnx")
-        shutil.copyfile(net, member_path(tmp_path / "occupancy.onnx", k))
-        alone.append(OccupancyModel(folder / "occupancy.onnx"))
-    assert all(len(m.nets) == 1 for m in alone)
-    together = OccupancyModel(tmp_path / "occupancy.onnx")
-    assert len(together.nets) == len(nets)
-    x = _patches()
-    p, shift, features = together(x)
-    each = [m(x) for m in alone]
-    assert not np.allclose(each[0][0], each[1][0])  # other nets, not one again
-    np.testing.assert_allclose(p, np.mean([e[0] for e in each], axis=0), atol=1e-6)
+def test_a_reading_is_probabilities_and_unit_features():
+    p, shift, features = OccupancyModel(WEIGHTS)(_patches())
+    assert p.shape == (12, 4) and shift.shape == (12,) and len(features) == 12
     np.testing.assert_allclose(p.sum(axis=1), 1, atol=1e-5)
-    np.testing.assert_allclose(shift, np.mean([e[1] for e in each], axis=0), atol=1e-6)
-    widths = np.cumsum([0] + [e[2].shape[1] for e in each])
-    assert features.shape == (len(x), widths[-1])
-    # each net's features count alike, whatever their scale
-    for a, b in zip(widths[:-1], widths[1:], strict=True):
-        np.testing.assert_allclose(np.linalg.norm(features[:, a:b], axis=1), 1, atol=1e-5)
+    assert (p >= 0).all()
+    np.testing.assert_allclose(np.linalg.norm(features, axis=1), 1, atol=1e-5)
 
 
 def test_a_patch_and_its_mirror_image_read_alike():
@@ -70,19 +49,36 @@ def test_a_patch_and_its_mirror_image_read_alike():
     model = OccupancyModel(WEIGHTS)
     for got, want in zip(model(mirrored), model(x), strict=True):
         np.testing.assert_allclose(got, want, atol=1e-5)
-    net, outputs = model.nets[0]
-    one = _run(net, outputs, np.ascontiguousarray(x.transpose(0, 3, 1, 2)))[0]
-    other = _run(net, outputs, np.ascontiguousarray(mirrored.transpose(0, 3, 1, 2)))[0]
+    one = _run(model.net, model.outputs, np.ascontiguousarray(x.transpose(0, 3, 1, 2)))[0]
+    other = _run(model.net, model.outputs, np.ascontiguousarray(mirrored.transpose(0, 3, 1, 2)))[0]
     assert not np.allclose(one, other, atol=1e-3)
 
 
 def test_a_damaged_net_is_named(tmp_path):
-    shutil.copyfile(WEIGHTS, tmp_path / "occupancy.onnx")
-    (tmp_path / "occupancy.2.onnx").write_bytes(b"not a model")
-    with pytest.raises(VisionError, match="occupancy.2.onnx: not a readable model"):
+    (tmp_path / "occupancy.onnx").write_bytes(b"not a model")
+    with pytest.raises(VisionError, match="occupancy.onnx: not a readable model"):
         OccupancyModel(tmp_path / "occupancy.onnx")
 
 
 def test_a_missing_model_says_how_to_get_one(tmp_path):
     with pytest.raises(VisionError, match="missing"):
         OccupancyModel(tmp_path / "occupancy.onnx")
+
+
+def test_a_stand_in_model_is_what_every_reader_takes_while_it_stands():
+    from damas.vision.pipeline import BoardReader
+
+    other = without_source(WEIGHTS.parent, sorted(trained_on())[0])
+    assert BoardReader(8)._nets().path == WEIGHTS
+    with standing_in(other):
+        assert BoardReader(8)._nets().path == other
+        assert load(WEIGHTS).path == WEIGHTS  # a model named is still that model
+    assert BoardReader(8)._nets().path == WEIGHTS
+
+
+def test_the_model_that_never_saw_a_source():
+    source = sorted(trained_on())[0]
+    assert never_trained_on(source) == (without_source(WEIGHTS.parent, source),
+                                        "trained without this source")
+    assert never_trained_on("someone/else") == (WEIGHTS,
+                                                "shipped model (never saw this source)")
