@@ -11,6 +11,9 @@ second, with a settle time of `SETTLE` seconds, so the record settles on every p
 once. A game that does not start at the start position is recorded with `--fen`, the
 first frame's position from its labels (the side to move the one of its first move).
 
+Each game is read with the occupancy model that never saw its source (`repo`): the
+shipped one, or the one trained without that source, as the photo bench does.
+
 Each game is recorded twice: with a calibration (`damas calibrate board` on the start
 position's photo, then `record --calibration`) and without one. Then:
 - squares: the reading the record settled on for each photo (the same reader, settle
@@ -39,6 +42,7 @@ from pathlib import Path
 from damas.journal import read_journal
 from damas.rules import Position
 from damas.vision.errors import VisionError
+from damas.vision.occupancy import never_trained_on, standing_in
 from damas.vision.photos import score
 from damas.vision.sequences import Labels, Sequence, load_sequences, move_text
 
@@ -227,33 +231,43 @@ def run(folder: str | Path, progress=None, modes: tuple[str, ...] = MODES,
     labelled = [(seq, Labels(seq)) for seq in sequences]  # every label checked first
     if games is not None:
         labelled = [labelled[k] for k in games]
+    models = {seq.source: never_trained_on(seq.source) for seq, _ in labelled}
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="damas-sequences-") as tmp:
-        calibrations: dict[Path, tuple[Path | None, str | None]] = {}
+        calibrations: dict[tuple, tuple[Path | None, str | None]] = {}
         for k, (seq, labels) in enumerate(labelled):
+            model, how = models[seq.source]
             game: dict = {"name": seq.name, "variant": seq.variant,
-                          "frames": len(seq.frames), "modes": {}}
-            for mode in modes:
-                work = Path(tmp) / f"game{k}-{mode.split()[0]}"
-                work.mkdir()
-                cal = None
-                if mode == MODES[0]:
-                    if seq.full is not None and seq.full not in calibrations:
-                        calibrations[seq.full] = _calibrate(
-                            seq, Path(tmp) / f"cal{len(calibrations)}")
-                    cal, why = (calibrations[seq.full] if seq.full is not None
-                                else (None, "no calibration photo"))
-                    if cal is None:
-                        game["modes"][mode] = {"skipped": why}
-                        continue
-                game["modes"][mode] = record_game(seq, labels, work, cal)
-                if progress is not None:
-                    m = game["modes"][mode]["moves"]
-                    print(f"  {seq.name}, {mode}: {m['right']}/{m['labelled']} moves",
-                          file=progress)
+                          "frames": len(seq.frames), "model": how, "modes": {}}
+            with standing_in(model):
+                _record_both_ways(seq, labels, modes, Path(tmp) / f"game{k}", calibrations,
+                                  game, progress)
             rows.append(game)
     return {"games": rows, "summary": {mode: summarise(rows, mode) for mode in modes},
             "copies": COPIES, "fps": FPS, "settle": SETTLE}
+
+
+def _record_both_ways(seq: Sequence, labels: Labels, modes: tuple[str, ...], work: Path,
+                      calibrations: dict, game: dict, progress) -> None:
+    """The game through `damas record` in each of `modes`, into game["modes"]; the
+    calibration of each start position's photo made once, in `calibrations`."""
+    for mode in modes:
+        cal = None
+        if mode == MODES[0]:
+            key = (seq.full, seq.source)  # a calibration belongs to its model
+            if seq.full is not None and key not in calibrations:
+                calibrations[key] = _calibrate(seq, work.parent / f"cal{len(calibrations)}")
+            cal, why = (calibrations[key] if seq.full is not None
+                        else (None, "no calibration photo"))
+            if cal is None:
+                game["modes"][mode] = {"skipped": why}
+                continue
+        folder = work.with_name(f"{work.name}-{mode.split()[0]}")
+        folder.mkdir()
+        game["modes"][mode] = record_game(seq, labels, folder, cal)
+        if progress is not None:
+            m = game["modes"][mode]["moves"]
+            print(f"  {seq.name}, {mode}: {m['right']}/{m['labelled']} moves", file=progress)
 
 
 def summarise(games: list[dict], mode: str) -> dict:
@@ -285,6 +299,7 @@ def print_report(report: dict) -> None:
     for game in report["games"]:
         for mode, r in game["modes"].items():
             print(f"\n{game['name']}, {game['variant']}, {mode}:")
+            print(f"  occupancy model: {game['model']}")
             if "skipped" in r:
                 print(f"  not run: {r['skipped']}")
                 continue

@@ -21,21 +21,15 @@ from pathlib import Path
 import cv2
 
 from .errors import VisionError
-from .occupancy import WEIGHTS, load, trained_on, without_source
+from .occupancy import load, never_trained_on
 from .photos import LabelledPhoto, load_labels, playing_truth, score
 from .pipeline import BoardReader, PiecesOnLightSquares
 
 
 def model_for(photo: LabelledPhoto):
     """(the occupancy model that never saw this photo's source, how it was chosen)."""
-    if photo.source not in trained_on():
-        return load(), "shipped model (never saw this source)"
-    loso = without_source(WEIGHTS.parent, photo.source)
-    if not loso.is_file():
-        raise VisionError(f"{loso}: no model trained without {photo.source}, and the "
-                          "shipped one was trained on it: retrain with "
-                          "`damas train vision --photos DIR`")
-    return load(str(loso)), "trained without this source"
+    path, how = never_trained_on(photo.source)
+    return load(path), how
 
 
 def conditions(photo: LabelledPhoto) -> list[tuple[str, str]]:
@@ -85,9 +79,12 @@ def run(folder: str | Path, annotate_dir: str | Path | None = None, progress=Non
         try:
             reading, pose, seconds, image = read_photo(
                 photo, "light" if photo.pieces_on_light else "dark")
-            s = score(reading.squares, playing_truth(photo, pose))
+            truth = playing_truth(photo, pose)
+            s = score(reading.squares, truth)
+            said = [(reading.confidence[sq], right)
+                    for sq, right in s.read_right(reading.squares, truth).items()]
             row.update(right=s.right, total=s.total, misses=[list(m) for m in s.misses],
-                       seconds=seconds)
+                       seconds=seconds, said=said)
             if annotate_dir is not None and not s.exact:
                 out = Path(annotate_dir)
                 out.mkdir(parents=True, exist_ok=True)
@@ -122,6 +119,7 @@ def summarise(rows: list[dict]) -> dict:
             per[f"{key}: {value}"].append(r)
     times = sorted(r["seconds"] for r in rows if r.get("seconds") is not None)
     return {
+        "reliability": reliability([c for r in dark for c in r.get("said", [])]),
         "dark": tally(dark), "light": tally(light),
         "light_reported_as_is": sum(bool(r.get("reported_on_light")) for r in light),
         "conditions": {k: tally(v) for k, v in sorted(per.items())},
@@ -129,6 +127,28 @@ def summarise(rows: list[dict]) -> dict:
         "photos": rows,
         "leave_one_source_out": any(r["model"].startswith("trained without") for r in rows),
     }
+
+
+CERTAINTY_BINS = (0.8, 0.9, 0.95, 0.99, 0.999, 1.0)  # a square under 0.8 is `?`
+
+
+def reliability(said: list[tuple[float, bool]]) -> dict:
+    """How honest the reader's certainties are, over the squares it read (not `?`):
+    per bin of stated certainty, the squares, their mean certainty and the share right;
+    and the expected calibration error, the squares' weighted mean gap between the two
+    (0: a reading given 0.99 is right 99 % of the time)."""
+    bins, gap = [], 0.0
+    for low, high in zip(CERTAINTY_BINS, CERTAINTY_BINS[1:], strict=False):
+        inside = [(c, ok) for c, ok in said if low <= c < high or (high == 1.0 and c == 1.0)]
+        if not inside:
+            continue
+        stated = sum(c for c, _ in inside) / len(inside)
+        right = sum(ok for _, ok in inside) / len(inside)
+        bins.append({"from": low, "to": high, "squares": len(inside), "stated": stated,
+                     "right": right})
+        gap += len(inside) * abs(stated - right)
+    return {"squares": len(said), "bins": bins,
+            "expected_calibration_error": gap / len(said) if said else None}
 
 
 def print_report(report: dict) -> None:
@@ -152,6 +172,15 @@ def print_report(report: dict) -> None:
         for r in misses:
             what = r.get("error") or " ".join(f"{s}:{t}>{g}" for s, t, g in r["misses"])
             print(f"  {r['photo']}: {r['right']}/{r['total']}  {what}")
+    rel = report["reliability"]
+    if rel["squares"]:
+        print(f"\nhow honest the certainties are ({rel['squares']} squares read on the "
+              "dark-square photos, `?` left out):")
+        for b in rel["bins"]:
+            print(f"  certainty {b['from']:.3f}-{b['to']:.3f}: {b['squares']:5d} squares, "
+                  f"stated {100 * b['stated']:6.2f} %, right {100 * b['right']:6.2f} %")
+        print(f"  expected calibration error {100 * rel['expected_calibration_error']:.2f} "
+              "points")
     if report["median_seconds"] is not None:
         print(f"\nmedian read of a photo (locate + read, one frame): "
               f"{1000 * report['median_seconds']:.0f} ms")

@@ -15,6 +15,7 @@ import pytest
 from damas import sequencebench
 from damas.cli import main
 from damas.rules import Position, geometry
+from damas.vision.occupancy import trained_on
 from damas.vision.render import render
 from damas.vision.scene import random_scene
 
@@ -116,8 +117,11 @@ def test_a_wrong_label_is_a_move_missed_and_one_invented(rendered, tmp_path):
     # the labels say f6-g5 where the photos show f6-e5
     start = Position.start(VARIANT).play(_move(Position.start(VARIANT), "c3-d4"))
     entries[0]["moves_between"][1] = _step(start, _move(start, "f6-g5"))
+    # and a source the shipped model learned from: read by the model trained without it
+    entries[0]["repo"] = sorted(trained_on())[0]
     (folder / "sequences.json").write_text(json.dumps(entries))
     report = sequencebench.run(folder, modes=sequencebench.MODES[:1])
+    assert report["games"][0]["model"] == "trained without this source"
     s = report["summary"][sequencebench.MODES[0]]
     assert (s["right"], s["missed"], s["invented"]) == (3, 1, 1)
     moves = report["games"][0]["modes"][sequencebench.MODES[0]]["moves"]
@@ -129,6 +133,7 @@ def test_the_command_prints_each_game_and_a_summary_per_mode(rendered, capsys):
     assert main(["bench", "vision", "--sequences", str(rendered)]) == 0
     out = capsys.readouterr().out
     assert "rendered #0 (from the start, 6 frames), brazilian, with calibration:" in out
+    assert "occupancy model: shipped model (never saw this source)" in out
     assert "step 2: white 18x11  ->  18x11" in out
     summary = [line for line in out.splitlines() if line.startswith(("with", "without"))]
     assert len(summary) == 2

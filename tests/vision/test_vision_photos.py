@@ -13,7 +13,7 @@ from damas.cli import main
 from damas.rules import geometry
 from damas.vision.errors import VisionError
 from damas.vision.locate import locate
-from damas.vision.photobench import model_for
+from damas.vision.photobench import model_for, reliability
 from damas.vision.photos import load_labels, playing_truth, score, truth_by_cell
 from damas.vision.render import render
 
@@ -67,6 +67,23 @@ def test_score_allows_a_half_turn_and_a_colour_swap():
     read[20] = "w"
     s = score(read, truth)
     assert s.right == 30 and len(s.misses) == 1
+    # per square of the reading (turned back): 20 wrong, 28 not judged (5 is `?`),
+    # a `?` read not counted
+    read[7] = "?"
+    right = s.read_right(read, truth)
+    assert right[20] is False and 28 not in right and 7 not in right
+    assert sum(right.values()) == 29 and len(right) == 30
+
+
+def test_the_honesty_of_the_certainties_is_measured():
+    said = [(0.85, True), (0.85, False), (0.97, True), (0.97, True), (1.0, True)]
+    rel = reliability(said)
+    assert [(b["from"], b["squares"]) for b in rel["bins"]] == [(0.8, 2), (0.95, 2),
+                                                                 (0.999, 1)]
+    assert rel["bins"][0]["right"] == 0.5 and rel["bins"][0]["stated"] == pytest.approx(0.85)
+    # gaps 0.35, 0.03 and 0, weighted by 2, 2 and 1 squares of 5
+    assert rel["expected_calibration_error"] == pytest.approx((2 * 0.35 + 2 * 0.03) / 5)
+    assert reliability([])["expected_calibration_error"] is None
 
 
 @pytest.mark.parametrize("turns", [0, 1, 2, 3])
