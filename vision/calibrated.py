@@ -62,12 +62,9 @@ KING_MARGIN = 1.0  # log odds a king stands above the calibration's most king-li
 LIGHT_HOLDS = 15.0
 
 
-def fingerprint(paths: list[Path]) -> str:
-    """Which nets a head's features belong to: a digest of their files."""
-    digest = hashlib.sha1()
-    for path in paths:
-        digest.update(Path(path).read_bytes())
-    return digest.hexdigest()[:16]
+def fingerprint(path: Path) -> str:
+    """Which net a head's features belong to: a digest of its file."""
+    return hashlib.sha1(Path(path).read_bytes()).hexdigest()[:16]
 
 
 def _unit(f: np.ndarray) -> np.ndarray:
@@ -125,15 +122,15 @@ class SetHead:
     # --- reading ---------------------------------------------------------------------
 
     def p_empty(self, obs: Observation, nets: str = "") -> np.ndarray:
-        """P(empty) per square: the nets', sharpened by the squares of this frame they
-        are sure of and by the calibration's (when its features are the same nets')."""
+        """P(empty) per square: the nets', sharpened by the calibration's squares (when
+        its features are the same nets'), else by the squares of this frame they are
+        sure of."""
         p = obs.probs[:, 0]
         if obs.features is None:
             return p
         if nets != self.nets or self.empty.shape[1] != obs.features.shape[1]:
             return learn_from_the_photo(p, obs.features)
-        p = learn_from_the_photo(p, obs.features)
-        return _with_references(p, _unit(obs.features), self.empty, self.occupied)
+        return learn_from_the_photo(p, obs.features, references=(self.empty, self.occupied))
 
     def p_white(self, rims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(P(white), certainty) per piece, by the colour round its top's rim."""
@@ -191,24 +188,6 @@ def _unpacked(d: dict) -> np.ndarray:
     if len(shape) != 2 or not np.isfinite(a).all():
         raise ValueError("features: not a table of numbers")
     return a
-
-
-def _with_references(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray,
-                     occupied: np.ndarray, sure: float = 0.9) -> np.ndarray:
-    """`read.learn_from_the_photo` with the calibration's squares among the sure ones:
-    each square's odds weighed by which it resembles along the line from the occupied
-    squares' mean feature to the empty ones'."""
-    confident = np.maximum(p_empty, 1 - p_empty) >= sure
-    e = np.vstack([empty, f[confident & (p_empty >= 0.5)]])
-    o = np.vstack([occupied, f[confident & (p_empty < 0.5)]])
-    if len(e) < 3 or len(o) < 3:
-        return p_empty
-    axis = e.mean(axis=0) - o.mean(axis=0)
-    x, xe, xo = f @ axis, e @ axis, o @ axis
-    spread = max(float(xe.std()), float(xo.std()), 1e-3)
-    likeness = (((x - xo.mean()) / spread) ** 2 - ((x - xe.mean()) / spread) ** 2) / 2
-    p = np.clip(p_empty, 1e-6, 1 - 1e-6)
-    return 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
 
 
 # --- the folder ------------------------------------------------------------------------

@@ -393,12 +393,19 @@ class BoardReader:
                 notes += (NO_HEAD,)
             return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                            True, side, notes)
-        self.last = self._square_reader(calibrated=True).observe(frame)
+        squares = self._square_reader(calibrated=True)
+        self.last = squares.observe(frame)
         fitted = self._light
+        light = fitted[1] if fitted is not None and fitted[0] is samples else None
         reading, feats, labels = read_frame(
             self.last, samples, sampler, model, head, self.occlusion, self.stack,
-            self._nets().fingerprint,
-            fitted[1] if fitted is not None and fitted[0] is samples else None)
+            self._nets().fingerprint, light)
+        doubt = [s - 1 for s, v in reading.squares.items() if v == "?"]
+        if doubt and not reading.hand:  # a second, mirrored look where one left doubt
+            self.last = squares.look_again(self.last, doubt)
+            reading, feats, labels = read_frame(
+                self.last, samples, sampler, model, head, self.occlusion, self.stack,
+                self._nets().fingerprint, light)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                        True, side)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,6 +33,12 @@ from .occupancy import OccupancyModel
 from .patches import SIDE, SPAN, BoardPatches, normalise, plain_colour
 
 SURE = 0.8  # the least probability a reading is given for (else `?`)
+# the most log odds a square's likeness within its photo adds to or takes from the
+# model's: a few dozen sure squares along one line are no ground for more. Unbounded, a
+# square the model was unsure of could leave the photo step 99.9 % sure; on the dev
+# photos (models that never saw them) such squares were right 49 % of the time, and
+# bounded at e^3 every square read 99.9 % sure or more was right (2026-12-07)
+PHOTO_EVIDENCE = 3.0
 # a king's odds of a crown or a stack against its photo's men's (the dev photos' men
 # stand out by up to e^2.7, the renderer's crowned kings by e^3 and more)
 KING_LOG_ODDS = 3.0
@@ -152,6 +158,7 @@ class SquareReader:
         # a plain square is read as an empty square of its own colour would be
         plain = normalise(raw[k:], light_ref, dark_ref)
         probs, shift, features = self.model(np.concatenate([playing, plain]), self.mirror)
+        self._playing = playing
         tops, rims = top_colours(playing, shift[:k])
         squares = self.patches.squares
         # only where a piece may stand: the search for a top is the costliest part here
@@ -163,6 +170,23 @@ class SquareReader:
         motion = raw.reshape(len(raw), 4, SIDE // 4, 4, SIDE // 4, 3).mean(axis=(2, 4))
         return Observation(probs[:k], shift[:k], tops, rims, marks,
                            probs[k:], self.lean, motion.reshape(-1), features[:k])
+
+
+    def look_again(self, obs: Observation, squares: list[int]) -> Observation:
+        """`obs` (this reader's last look, each patch once) with the playing squares at
+        `squares` (0-based) seen mirrored too and the two looks averaged, as a reader
+        that looks at every patch twice sees them: for the few squares a single look
+        left in doubt."""
+        if self.mirror or not squares or obs.features is None:
+            return obs
+        idx = np.asarray(squares)
+        probs, shift, features = self.model(
+            np.ascontiguousarray(self._playing[idx][:, :, ::-1]), mirror=False)
+        p, s, f = obs.probs.copy(), obs.shift.copy(), obs.features.copy()
+        p[idx], s[idx] = (p[idx] + probs) / 2, (s[idx] + shift) / 2
+        both = f[idx] + features
+        f[idx] = both / (np.linalg.norm(both, axis=1, keepdims=True) + 1e-9)
+        return replace(obs, probs=p, shift=s, features=f)
 
 
 _PX = SIDE / SPAN  # patch pixels a square
@@ -342,7 +366,9 @@ def _two_means(x: np.ndarray, iterations: int = 25) -> np.ndarray:
 
 
 def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
-                         sure: float = 0.9) -> np.ndarray:
+                         sure: float = 0.9,
+                         references: tuple[np.ndarray, np.ndarray] | None = None
+                         ) -> np.ndarray:
     """P(empty) per square, sharpened by the photo itself: the squares the model is sure
     of show what this set's empty and occupied squares look like (in the model's
     features), and the unsure ones are told by which they resemble. A set the model
@@ -351,16 +377,33 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     ones alone tell (`_only_empties`); with eight sure pieces or more and under three
     sure empty squares, the unsure squares unlike every sure piece stand in for the
     empty ones (`_unlike_every_piece`); otherwise, with fewer than three sure squares of
-    either kind, nothing changes."""
+    either kind, nothing changes. `references`: (empty, occupied) features of squares
+    whose class is known (a calibration's), which then tell every square instead of
+    the ones the model is sure of: one sure and wrong look of a frame (a mark on an
+    empty square) would widen what a piece looks like to take in every square."""
     if features is None:
         return p_empty
     f = features / (np.linalg.norm(features, axis=1, keepdims=True) + 1e-9)
+    if references is not None:
+        n, (ref_empty, ref_occupied) = len(f), references
+        f = np.vstack([f, ref_empty, ref_occupied])
+        p_empty = np.concatenate([p_empty, np.ones(len(ref_empty)),
+                                  np.zeros(len(ref_occupied))])
+        kind = np.repeat([0, 1, 2], [n, len(ref_empty), len(ref_occupied)])
+        return _told_apart(p_empty, f, kind == 1, kind == 2)[:n]
     confident = np.maximum(p_empty, 1 - p_empty) >= sure
     empty, occupied = confident & (p_empty >= 0.5), confident & (p_empty < 0.5)
     if empty.sum() >= 8 and occupied.sum() < 3:
         return _only_empties(p_empty, f, empty)
     if empty.sum() < 3 and occupied.sum() >= 8:
         empty = _unlike_every_piece(f, confident, occupied)
+    return _told_apart(p_empty, f, empty, occupied)
+
+
+def _told_apart(p_empty: np.ndarray, f: np.ndarray, empty: np.ndarray,
+                occupied: np.ndarray) -> np.ndarray:
+    """P(empty) of every square by its likeness to the `empty` and `occupied` ones;
+    unchanged with fewer than three of either."""
     if empty.sum() < 3 or occupied.sum() < 3:
         return p_empty
     x = f @ (f[empty].mean(axis=0) - f[occupied].mean(axis=0))  # along empty - occupied
@@ -368,6 +411,7 @@ def learn_from_the_photo(p_empty: np.ndarray, features: np.ndarray | None,
     likeness = (((x - x[occupied].mean()) / spread) ** 2
                 - ((x - x[empty].mean()) / spread) ** 2) / 2  # log-odds of empty, photo
     p = np.clip(p_empty, 1e-6, 1 - 1e-6)
+    likeness = np.clip(likeness, -PHOTO_EVIDENCE, PHOTO_EVIDENCE)
     sharpened = 1 / (1 + np.exp(-np.clip(np.log(p / (1 - p)) + likeness, -50, 50)))
     # One line from the empty squares to the pieces cannot hold pieces of two colours
     # when the model is sure of one colour only: the other falls on the empty side of

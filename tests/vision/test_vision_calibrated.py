@@ -113,3 +113,30 @@ def test_a_king_must_look_more_crowned_than_every_man_of_the_calibration():
     # a head saved before the bar was kept has none
     older = {k: v for k, v in head.to_dict().items() if k != "men_king_odds"}
     assert list(SetHead.from_dict(older).kings(frame, nets="n")[-2:]) == [True, True]
+
+
+def _cluster(centre, n, rng):
+    f = np.array(centre, float) + rng.normal(0, 0.03, (n, len(centre)))
+    return f / np.linalg.norm(f, axis=1, keepdims=True)
+
+
+def test_the_calibrations_squares_decide_what_the_frame_cannot():
+    """A frame the nets are unsure of everywhere, of a set whose dark men look much like
+    its empty squares (their features near the empty squares', far from the light
+    men's): each square is what the calibration's squares it is like are. On one line
+    from the calibration's pieces to its empty squares (the reader before 2026-12-07),
+    the dark men fell on the empty side."""
+    rng = np.random.default_rng(5)
+    empty, light, dark = [1, 0, 0], [0, 1, 0], [0.8, 0, 0.6]
+    head = SetHead(np.zeros(3), np.ones(3), np.eye(3), _cluster(empty, 12, rng),
+                   np.vstack([_cluster(light, 12, rng), _cluster(dark, 12, rng)]), "nets")
+    truth = np.array([True] * 6 + [False] * 12)  # empty, then light and dark men
+    features = np.vstack([_cluster(c, 6, rng) for c in (empty, light, dark)])
+    n = len(features)
+    probs = np.tile([0.5, 0.5, 0.0, 0.0], (n, 1))
+    obs = Observation(probs, np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)), np.zeros(n),
+                      np.zeros((0, 4)), np.zeros(n), np.zeros(0), features)
+    assert ((head.p_empty(obs, "nets") >= 0.5) == truth).all()
+    # other nets than the calibration's: its features say nothing, the frame alone
+    # is sure of nothing, and nothing changes
+    np.testing.assert_array_equal(head.p_empty(obs, "other nets"), probs[:, 0])

@@ -7,6 +7,7 @@ from damas.vision.patches import SIDE, SPAN
 from damas.vision.read import (
     MARK_KING,
     MARK_UNSURE,
+    PHOTO_EVIDENCE,
     _kings,
     _marked,
     _piece_colours,
@@ -45,6 +46,23 @@ def test_pieces_of_a_second_colour_like_a_sure_one_stay_pieces():
     p = learn_from_the_photo(p_empty, features)
     assert (p[18:] <= 0.05).all()  # like the sure dark men, unlike every empty square
     assert (p[:8] >= 0.95).all() and (p[8:18] <= 0.05).all()
+
+
+def test_the_photo_never_makes_an_unsure_square_more_than_e3_to_1():
+    """A square the model is unsure of, far along the line from the sure pieces to the
+    sure empty squares and like neither: the photo leans it to empty, by e^3 at most
+    (unbounded, it came out 99.99 % sure)."""
+    rng = np.random.default_rng(4)
+    empty, piece = np.array([1.0, 0.2, 0.0, 0.1]), np.array([0.1, 0.9, 0.5, 0.0])
+    beyond = empty + 1.5 * (empty - piece)  # past the empty squares, away from the pieces
+    features = np.vstack([features_of("e" * 8 + "p" * 8, rng), beyond])
+    p_empty = np.array([0.97] * 8 + [0.03] * 8 + [0.5])
+    p = learn_from_the_photo(p_empty, features)
+    assert 0.9 < p[16] <= 1 / (1 + np.exp(-PHOTO_EVIDENCE)) + 1e-9
+    # one the model leans the other way on: moved by e^3, no more
+    p = learn_from_the_photo(np.array([0.97] * 8 + [0.03] * 8 + [0.2]), features)
+    odds = np.log(p[16] / (1 - p[16])) - np.log(0.2 / 0.8)
+    assert 2.9 < odds <= PHOTO_EVIDENCE + 1e-9
 
 
 def test_with_fewer_than_three_sure_squares_of_a_kind_nothing_changes():

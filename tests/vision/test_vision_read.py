@@ -129,6 +129,30 @@ def test_a_fresh_photo_of_a_set_never_seen_is_looked_at_once(monkeypatch):
     assert max(sum(reading.squares[s] == t[s] for s in t) for t in (truth, turned)) >= 28
 
 
+def test_a_second_look_at_a_square_is_the_mirrored_look_averaged_in():
+    """A calibrated reader looks at each patch once; where that left doubt it looks
+    again, mirrored, and those squares read as a reader that always looks twice reads
+    them; the others stay as they were."""
+    from damas.vision.occupancy import load
+    from damas.vision.read import SquareReader
+
+    rendered = render(scene_for(32, size=8, markers=False),
+                      game_position("brazilian", random.Random(9), 25).pieces())
+    pose = truth_pose(rendered)
+    once = SquareReader(pose, load(), plain=False, mirror=False)
+    twice = SquareReader(pose, load(), plain=False, mirror=True)
+    first = once.observe(rendered.image)
+    both = twice.observe(rendered.image)
+    again = once.look_again(first, [0, 5, 17])
+    looked = np.isin(np.arange(32), [0, 5, 17])
+    np.testing.assert_allclose(again.probs[looked], both.probs[looked], atol=1e-5)
+    np.testing.assert_allclose(again.shift[looked], both.shift[looked], atol=1e-5)
+    assert not np.allclose(first.probs[looked], both.probs[looked], atol=1e-5)
+    np.testing.assert_array_equal(again.probs[~looked], first.probs[~looked])
+    np.testing.assert_allclose(np.linalg.norm(again.features, axis=1), 1, atol=1e-5)
+    assert twice.look_again(both, [0]) is both  # a reader that looks twice already
+
+
 def test_the_look_a_locate_took_is_not_read_again_for_another_frame():
     # a locate's look at its frame is for the read of that frame only
     scene = scene_for(32, size=8, markers=False)
