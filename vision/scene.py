@@ -195,7 +195,7 @@ def _hue(rng: random.Random, value: tuple[float, float],
 def varied_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixed) -> Scene:
     """A scene of any set under any light, for training a reader and for checking one on
     sets it was not made on: squares of any two colours (also two hues of one grey), pieces
-    of any colours (also dark men on dark squares), translucent or glossy, kings crowned,
+    of any colours (also dark men on dark squares) and sizes, translucent or glossy, kings crowned,
     stickered or plain, stacked or not; lamps, flash, fisheye, low resolution, motion blur.
     Each draw keeps most of `random_scene`'s plausible webcam and adds a few of these."""
     scene = random_scene(rng, ranges)
@@ -211,11 +211,14 @@ def varied_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixe
                                      _hue(rng, (0.1, 0.55)))
     if rng.random() < 0.5:  # pieces: any light and dark colours
         dark = _hue(rng, (0.05, 0.4))
-        if "squares_rgb" in change and rng.random() < 0.4:  # dark men on dark squares
-            r, g, b = (min(255, int(c * rng.uniform(0.8, 1.2)))
+        if "squares_rgb" in change and rng.random() < 0.4:  # dark men on dark squares,
+            # as dark as the square or darker (black men on dark brown)
+            r, g, b = (min(255, int(c * rng.uniform(0.4, 1.2)))
                        for c in change["squares_rgb"][1])
             dark = (r, g, b)
         change["pieces_rgb"] = (_hue(rng, (0.6, 1.0), (0.0, 0.7)), dark)
+    if rng.random() < 0.35:  # sets whose men are much smaller than a square, or fill it
+        change["piece_diameter"] = rng.uniform(0.55, 0.95)
     change["king_mark"] = rng.choice(["crown", "sticker", "none"])
     change["king_men"] = 1 if change["king_mark"] == "sticker" and rng.random() < 0.5 else 2
     change["mark_rgb"] = rng.choice([(214, 172, 60), (20, 20, 24), (180, 30, 30),
