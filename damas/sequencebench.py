@@ -25,7 +25,8 @@ position's photo, then `record --calibration`) and without one. Then:
 - moves: the record's moves (the journal's) against the labelled regular steps, in
   order: right, missed, invented;
 - irregularities: the steps labelled irregular against the tracker's flags (with their
-  article); a flag on the photo of an irregular step or the next one counts for it.
+  article); a flag on the photo of an irregular step or the next one counts for it;
+- the frames the calibrated record read worse than the uncalibrated one.
 """
 
 from __future__ import annotations
@@ -244,7 +245,24 @@ def run(folder: str | Path, progress=None, modes: tuple[str, ...] = MODES,
                                   game, progress)
             rows.append(game)
     return {"games": rows, "summary": {mode: summarise(rows, mode) for mode in modes},
+            "calibrated_worse": calibrated_worse(rows),
             "copies": COPIES, "fps": FPS, "settle": SETTLE}
+
+
+def calibrated_worse(games: list[dict]) -> list[dict]:
+    """The frames a calibrated record read fewer squares of right than the uncalibrated
+    one did, scored for it up to a turn and a swap of the colours (a calibration must
+    never read worse)."""
+    worse = []
+    for g in games:
+        cal, plain = (g["modes"].get(mode, {}) for mode in MODES)
+        if "frames" not in cal or "frames" not in plain:
+            continue
+        for c, p in zip(cal["frames"], plain["frames"], strict=True):
+            if c["right"] < p["right_any_way"]:
+                worse.append({"game": g["name"], "frame": c["frame"],
+                              "with": c["right"], "without": p["right_any_way"]})
+    return worse
 
 
 def _record_both_ways(seq: Sequence, labels: Labels, modes: tuple[str, ...], work: Path,
@@ -337,6 +355,11 @@ def print_report(report: dict) -> None:
                      + ", ".join(f"{f['article']} at frame {f['photo']}" for f in irr["extra"])
                      + ")" if irr["extra"] else ""))
     print()
+    worse = report.get("calibrated_worse")
+    if worse is not None and all(m in report["summary"] for m in MODES):
+        print("calibrated read worse than uncalibrated on "
+              + (", ".join(f"{w['game']} frame {w['frame']} ({w['with']} against "
+                           f"{w['without']})" for w in worse) if worse else "no frame"))
     for mode, s in report["summary"].items():
         arts = ", ".join(s["irregular_articles"])
         print(f"{mode:20s}: {s['games']} games, squares {s['squares_right']}/{s['squares']} "

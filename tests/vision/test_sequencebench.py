@@ -108,6 +108,19 @@ def test_a_rendered_game_is_recorded_as_labelled(rendered):
         game = report["games"][0]["modes"][mode]
         assert [st["recorded"] for st in game["steps"]] == [[n] for n in RECORDED] + [[]], mode
         assert game["steps"][-1]["flagged"], mode
+    assert report["calibrated_worse"] == []
+
+
+def test_a_frame_the_calibration_reads_worse_is_named():
+    def frames(*right):
+        return {"frames": [{"frame": k, "right": r, "right_any_way": r}
+                           for k, r in enumerate(right)]}
+    game = {"name": "g", "modes": {sequencebench.MODES[0]: frames(32, 30, 32),
+                                   sequencebench.MODES[1]: frames(32, 31, 29)}}
+    assert sequencebench.calibrated_worse([game]) == [
+        {"game": "g", "frame": 1, "with": 30, "without": 31}]
+    game["modes"][sequencebench.MODES[1]] = {"skipped": "no calibration photo"}
+    assert sequencebench.calibrated_worse([game]) == []
 
 
 def test_a_wrong_label_is_a_move_missed_and_one_invented(rendered, tmp_path):
@@ -139,6 +152,7 @@ def test_the_command_prints_each_game_and_a_summary_per_mode(rendered, capsys):
     assert len(summary) == 2
     assert all("4/4 right, 0 missed, 0 invented" in line and "1/1 flagged" in line
                for line in summary)
+    assert "calibrated read worse than uncalibrated on no frame" in out
 
 
 @pytest.mark.parametrize("damage, says", [
@@ -195,3 +209,4 @@ def test_the_real_sequences():
         assert (s["irregular_flagged"], s["irregular_labelled"]) == (2, 2), mode
         assert s["frames"] == s["frames_settled"] == 16, mode
         assert s["squares_right"] >= 0.97 * s["squares"], mode
+    assert report["calibrated_worse"] == []
