@@ -36,8 +36,8 @@ SURE = 0.8  # the least probability a reading is given for (else `?`)
 # the most log odds a square's likeness within its photo adds to or takes from the
 # model's: a few dozen sure squares along one line are no ground for more. Unbounded, a
 # square the model was unsure of could leave the photo step 99.9 % sure; on the dev
-# photos (models that never saw them) such squares were right 49 % of the time, and
-# bounded at e^3 every square read 99.9 % sure or more was right (2026-12-07)
+# photos (models that never saw them) such squares were right 49 % of the time. Bounded
+# so, a square under 90 % leaves it under 99.5 % (measured: docs/vision-notes.md)
 PHOTO_EVIDENCE = 3.0
 # a king's odds of a crown or a stack against its photo's men's (the dev photos' men
 # stand out by up to e^2.7, the renderer's crowned kings by e^3 and more)
@@ -143,6 +143,7 @@ class SquareReader:
         self.pose = pose
         self.model = model
         self.mirror = mirror
+        self._playing = np.zeros((0, SIDE, SIDE, 3), np.float32)  # the last look's patches
         self.patches = BoardPatches(pose, plain)
         n = pose.size
         self.playing = n * n // 2
@@ -171,13 +172,12 @@ class SquareReader:
         return Observation(probs[:k], shift[:k], tops, rims, marks,
                            probs[k:], self.lean, motion.reshape(-1), features[:k])
 
-
     def look_again(self, obs: Observation, squares: list[int]) -> Observation:
         """`obs` (this reader's last look, each patch once) with the playing squares at
         `squares` (0-based) seen mirrored too and the two looks averaged, as a reader
         that looks at every patch twice sees them: for the few squares a single look
         left in doubt."""
-        if self.mirror or not squares or obs.features is None:
+        if self.mirror or not squares or obs.features is None or not len(self._playing):
             return obs
         idx = np.asarray(squares)
         probs, shift, features = self.model(
