@@ -41,7 +41,6 @@ from .colour_read import (
     body_features,
     crown_features,
     crown_scores,
-    fit_light,
     stack_view,
     wall_features,
 )
@@ -217,17 +216,15 @@ def load_head(folder) -> SetHead | None:
 
 # --- one frame ---------------------------------------------------------------------------
 
-def read_frame(obs: Observation, samples: Samples, sampler: Sampler, model: ColourModel,
-               head: SetHead, occlusion: Occlusion | None = None,
-               stack: StackModel | None = None, nets: str = "",
-               light: LightField | None = None) -> tuple[Reading, np.ndarray, list[str]]:
+def read_frame(obs: Observation, samples: Samples, sampler: Sampler, light: LightField,
+               model: ColourModel, head: SetHead, occlusion: Occlusion | None = None,
+               stack: StackModel | None = None,
+               nets: str = "") -> tuple[Reading, np.ndarray, list[str]]:
     """(reading, body features, labels e/w/b) of one frame of a calibrated set: `obs`
     the nets' look at it, `samples` the colour-model reader's (the crown test, the
     height of stacks, hands and the light; the body features are what a settled reading
-    teaches the colour model). `light`: the light field of these samples, if fitted."""
+    teaches the colour model), `light` the light field of these samples."""
     n = sampler.board.size
-    if light is None:
-        light = fit_light(samples.light, sampler.light_xy, n)
     feats = body_features(samples, light, sampler)
     p_empty = head.p_empty(obs, nets)
     occupied = p_empty < 0.5

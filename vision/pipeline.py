@@ -396,16 +396,18 @@ class BoardReader:
         squares = self._square_reader(calibrated=True)
         self.last = squares.observe(frame)
         fitted = self._light
-        light = fitted[1] if fitted is not None and fitted[0] is samples else None
+        # fitted once: a frame read again after a second look has the same light
+        light = (fitted[1] if fitted is not None and fitted[0] is samples
+                 else fit_light(samples.light, sampler.light_xy, self.size))
         reading, feats, labels = read_frame(
-            self.last, samples, sampler, model, head, self.occlusion, self.stack,
-            self._nets().fingerprint, light)
+            self.last, samples, sampler, light, model, head, self.occlusion, self.stack,
+            self._nets().fingerprint)
         doubt = [s - 1 for s, v in reading.squares.items() if v == "?"]
         if doubt and not reading.hand:  # a second, mirrored look where one left doubt
             self.last = squares.look_again(self.last, doubt)
             reading, feats, labels = read_frame(
-                self.last, samples, sampler, model, head, self.occlusion, self.stack,
-                self._nets().fingerprint, light)
+                self.last, samples, sampler, light, model, head, self.occlusion,
+                self.stack, self._nets().fingerprint)
         self.last_features = (feats, labels)
         return Reading(reading.size, reading.squares, reading.confidence, reading.hand,
                        True, side)
