@@ -218,7 +218,7 @@ def varied_scene(rng: random.Random, ranges: SceneRanges = SceneRanges(), **fixe
             dark = (r, g, b)
         change["pieces_rgb"] = (_hue(rng, (0.6, 1.0), (0.0, 0.7)), dark)
     if rng.random() < 0.35:  # sets whose men are much smaller than a square, or fill it
-        change["piece_diameter"] = rng.uniform(0.55, 0.95)
+        change["piece_diameter"] = rng.uniform(0.4, 0.95)
     change["king_mark"] = rng.choice(["crown", "sticker", "none"])
     change["king_men"] = 1 if change["king_mark"] == "sticker" and rng.random() < 0.5 else 2
     change["mark_rgb"] = rng.choice([(214, 172, 60), (20, 20, 24), (180, 30, 30),

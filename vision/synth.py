@@ -226,7 +226,9 @@ def _emblem(c: Canvas, img, cx, cy, size, ink, rng, outline: bool = False):
 def _piece(c: Canvas, img, cx, cy, lean, rng, play, plain, king: bool) -> tuple[int, float]:
     """Draws one piece standing at (cx, cy); (its label, displacement of its top)."""
     shape = rng.random()
-    r = rng.uniform(0.3, 0.48)
+    # a man fills 0.6-0.96 of its square, or in one set in four is much smaller
+    # (0.4-0.6: travel and magnetic sets)
+    r = rng.uniform(0.2, 0.3) if rng.random() < 0.25 else rng.uniform(0.3, 0.48)
     h = rng.uniform(0.08, 0.3) if shape < 0.65 else rng.uniform(0.3, 0.75)
     colour = _piece_colour(rng, play, plain)
     alike = np.linalg.norm(colour - play) < 45  # only its shape, rim or shadow shows it
@@ -238,7 +240,7 @@ def _piece(c: Canvas, img, cx, cy, lean, rng, play, plain, king: bool) -> tuple[
         "tex": rng.uniform(0, 0.12),
         "noise": _smooth(c.u.shape, int(rng.integers(3, 12)), rng),
         "grooves": [(rng.uniform(0.2, 0.85), rng.uniform(0.02, 0.05), rng.uniform(0.5, 0.9))
-                    for _ in range(int(rng.integers(0, 4)) if rng.random() < 0.5 else 0)],
+                    for _ in range(int(rng.integers(0, 6)) if rng.random() < 0.5 else 0)],
         "rim_at": rng.uniform(0.8, 0.95),
         "rim": (rng.choice([rng.uniform(0.5, 0.8), rng.uniform(1.2, 1.4)]) if alike
                 else rng.uniform(0.55, 1.3)),
