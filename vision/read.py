@@ -237,6 +237,8 @@ _TOP_RING = _offsets(0.22 * _PX, 0.30 * _PX)  # round it, still on a man's top
 # and where the ring round its middle lies on the piece (ON_PIECE of the ring's points
 # UNLIKE_BOARD from the bare board beneath them: else a ring on the board round a
 # piece's edge makes any man "marked"), the place whose ring is most of one colour.
+# Where the ring lies on the piece at no place (men much smaller than their square: the
+# ring is on the board round them), the top shows no mark: nought.
 TOP_BEFORE, TOP_BEYOND = 2, 5  # patch pixels: 0.1 and 0.25 squares
 TALLEST = 0.7
 ON_PIECE = 0.75
@@ -274,13 +276,13 @@ def top_marks(patches: np.ndarray, shift: np.ndarray, lean: np.ndarray,
     board = on_board[each, rows, cols]
     unlike = (np.abs(ring - bare).sum(axis=3) > UNLIKE_BOARD) & board
     on_piece = unlike.sum(axis=2) >= ON_PIECE * board.sum(axis=2)
-    # the model's own place always stands, whatever its ring lies on
-    usable = (within & on_piece) | (steps == 0)[None]
+    usable = within & on_piece
     best = np.argmin(np.where(usable, spread, np.inf), axis=1)
     pick = np.arange(n), best
     rows, cols = at(_MARK_MIDDLE)
     middle = np.median(patches[np.arange(n)[:, None], rows[pick], cols[pick]], axis=1)
-    return np.abs(middle - top[pick]).sum(axis=1) / spread[pick]
+    marks = np.abs(middle - top[pick]).sum(axis=1) / spread[pick]
+    return np.where(usable.any(axis=1), marks, 0.0)
 
 
 # --- decisions ---------------------------------------------------------------------------

@@ -165,14 +165,15 @@ def test_a_crowned_king_takes_the_colour_of_the_men_its_rim_is_like():
     assert (p_white < 0.5).all()
 
 
-def _piece_patch(rng, shift: float, mark: float | None = None) -> np.ndarray:
-    """A patch of a dark top (radius 0.38 squares) on the empty colour, noisy, its top
+def _piece_patch(rng, shift: float, mark: float | None = None,
+                 radius: float = 0.38) -> np.ndarray:
+    """A patch of a dark top (`radius` squares) on the empty colour, noisy, its top
     `shift` squares up; with a light mark of radius `mark` squares in its middle."""
     px = SIDE / SPAN
     rows, cols = np.mgrid[0:SIDE, 0:SIDE] + 0.5
     d = np.hypot(rows - (SIDE / 2 - shift * px), cols - SIDE / 2)
     patch = np.zeros((SIDE, SIDE, 3), np.float32)
-    patch[d <= 0.38 * px] = [-0.7, 0.1, -0.2]
+    patch[d <= radius * px] = [-0.7, 0.1, -0.2]
     if mark is not None:
         patch[d <= mark * px] = [0.4, 0.0, 0.1]
     return patch + rng.normal(0, 0.03, patch.shape).astype(np.float32)
@@ -196,6 +197,17 @@ def test_a_mark_in_a_tops_middle_stands_out_and_a_plain_top_does_not():
     assert (marks(marked, shifts - 0.1) > MARK_KING).all()
     # and a ring round a man's far edge, on the bare board, makes no mark
     assert (marks(plain, shifts - 0.3) < MARK_UNSURE).all()
+
+
+def test_a_man_much_smaller_than_his_square_shows_no_mark():
+    # men 0.4 of a square wide (a travel set): the ring round a top's middle lies on the
+    # board round them wherever the top is looked for, so no mark can be told
+    rng = np.random.default_rng(3)
+    shifts = np.array([0.0, 0.1, 0.2])
+    small = np.stack([_piece_patch(rng, s, radius=0.2) for s in shifts])
+    marks = top_marks(small, shifts, np.full(3, 0.6), np.ones((3, SIDE, SIDE), bool),
+                      np.zeros((3, SIDE, SIDE), bool), np.array([1.0, 0.0, 0.0]))
+    assert (marks < MARK_UNSURE).all()
 
 
 def test_a_king_by_its_mark_stands_out_from_the_men_of_its_own_photo():
