@@ -226,8 +226,8 @@ def _emblem(c: Canvas, img, cx, cy, size, ink, rng, outline: bool = False):
 def _piece(c: Canvas, img, cx, cy, lean, rng, play, plain, king: bool) -> tuple[int, float]:
     """Draws one piece standing at (cx, cy); (its label, displacement of its top)."""
     shape = rng.random()
-    # a man fills 0.6-0.96 of its square, or in one set in four is much smaller
-    # (0.4-0.6: travel and magnetic sets)
+    # a man 0.6-0.96 of his square wide, or one in four much smaller (0.4-0.6: travel
+    # and magnetic sets, some printed boards' ringed men)
     r = rng.uniform(0.2, 0.3) if rng.random() < 0.25 else rng.uniform(0.3, 0.48)
     h = rng.uniform(0.08, 0.3) if shape < 0.65 else rng.uniform(0.3, 0.75)
     colour = _piece_colour(rng, play, plain)
