@@ -145,30 +145,23 @@ def training_photos(folders: tuple[Path, ...]):
         try:
             digest = hashlib.sha1(photo.path.read_bytes()).hexdigest()
         except OSError:
-            digest = str(photo.path)  # unreadable: photo_data says so
+            digest = str(photo.path)  # unreadable: located_photos says so
         if digest not in seen:
             seen.add(digest)
             photos.append(photo)
     return photos
 
 
-def photo_data(folders: tuple[Path, ...], exclude: tuple[str, ...] = (), copies: int = 16,
-               seed: int = 1, progress=print):
-    """Patches of the labelled real photos of `folders` (`training_photos`), every square
-    (playing and plain) `copies` times, each time a little off-centre and under another
-    light, lens and sensor; photos of the sources in `exclude` left out. The top's
-    displacement is not labelled on photos: NaN, which the training skips."""
+def located_photos(photos: list, progress=print) -> tuple:
+    """(photo, its board's pose) of each training photo (`training_photos`), found once
+    for every fine-tuning: the locate is the same each time. A photo that
+    cannot be read, or whose board is not found, is left out and said so."""
     import cv2
 
     from .locate import locate
-    from .patches import BoardPatches, PatchSampler, normalise
-    from .photos import playing_truth, truth_by_cell
 
-    rng = np.random.default_rng(seed)
-    xs, ys = [], []
-    for photo in training_photos(folders):
-        if photo.source in exclude:
-            continue
+    located = []
+    for photo in photos:
         image = cv2.imread(str(photo.path))
         if image is None:
             progress(f"{photo.name}: not a readable image, left out")
@@ -178,9 +171,30 @@ def photo_data(folders: tuple[Path, ...], exclude: tuple[str, ...] = (), copies:
         except VisionError:
             progress(f"{photo.name}: board not found, left out")
             continue
-        if photo.pieces_on_light:
-            pose = pose.turned(1)
+        located.append((photo, pose.turned(1) if photo.pieces_on_light else pose))
+    return tuple(located)
 
+
+def photo_data(located: tuple, exclude: tuple[str, ...] = (), copies: int = 16,
+               seed: int = 1, progress=print):
+    """Patches of the labelled real photos (`located_photos`), every square (playing and
+    plain) `copies` times, each time a little off-centre and under another light, lens
+    and sensor; photos of the sources in `exclude` left out. The top's displacement is
+    not labelled on photos: NaN, which the training skips."""
+    import cv2
+
+    from .patches import BoardPatches, PatchSampler, normalise
+    from .photos import playing_truth, truth_by_cell
+
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for photo, pose in located:
+        if photo.source in exclude:
+            continue
+        image = cv2.imread(str(photo.path))
+        if image is None:  # readable when it was located, since changed
+            progress(f"{photo.name}: not a readable image, left out")
+            continue
         board = BoardPatches(pose)
         raw, dark_ref, light_ref = board.corrected(image)
         gain = board.squares(image) / np.maximum(raw, 1e-3)  # the light field divided out
@@ -273,12 +287,12 @@ def drawn_patches(samples: int, seed: int, workers: int = 2, progress=print,
 
 
 def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs: int = 10,
-          seed: int = 1, progress=print, photos: tuple[Path, ...] = (),
+          seed: int = 1, progress=print, photos: tuple = (),
           exclude: tuple[str, ...] = (), init: Path | None = None, lr: float = 3e-3) -> dict:
     """Trains on `patches` (`drawn_patches`) and writes `out` (ONNX, and the weights as
     .pt beside it) after every epoch, so a long run can be used (or stopped) at any
-    point. `photos`: folders of labelled real photos (`training_photos`) to train on as
-    well, less the sources in `exclude`. `init`: weights (.pt) to start from."""
+    point. `photos`: labelled real photos and their poses (`located_photos`) to train on
+    as well, less the sources in `exclude`. `init`: weights (.pt) to start from."""
     try:
         import torch
         import torch.nn.functional as F
@@ -290,7 +304,7 @@ def train(out: Path, patches: tuple[np.ndarray, np.ndarray, np.ndarray], epochs:
     t0 = time.time()
     x, y, d = patches
     if photos:
-        xp, yp, dp = photo_data(tuple(photos), tuple(exclude), seed=seed, progress=progress)
+        xp, yp, dp = photo_data(photos, tuple(exclude), seed=seed, progress=progress)
         x, y, d = np.concatenate([x, xp]), np.concatenate([y, yp]), np.concatenate([d, dp])
         mix = np.random.default_rng(seed + 1).permutation(len(y))
         x, y, d = x[mix], y[mix], d[mix]
@@ -392,8 +406,8 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
     from damas.calibration.store import atomic_write_bytes, atomic_write_text
 
     folder = Path(folder)
-    photos = tuple(Path(p) for p in photos)
-    sources = sorted({p.source for p in training_photos(photos)}) if photos else []
+    found = training_photos(tuple(Path(p) for p in photos)) if photos else []
+    sources = sorted({p.source for p in found})
     work = folder / "training"
     work.mkdir(parents=True, exist_ok=True)
     base = work / "base.onnx"
@@ -401,12 +415,13 @@ def train_all(folder: Path, samples: int, epochs: int, fine_epochs: int, seed: i
     patches = drawn_patches(samples, seed, workers, progress, cache)
     reports = {"base": train(base, patches, epochs, seed, progress)}
     nets = {None: base}
+    located = located_photos(found, progress) if sources else ()
     for source in sources + [None] if sources else []:
         name = "all" if source is None else source.split("/")[-1]
         progress(f"fine-tuning with the photos{'' if source is None else ' but ' + source}")
         nets[source] = work / f"{name}.onnx"
         reports[name] = train(nets[source], patches, fine_epochs, seed, progress,
-                              photos=photos, exclude=() if source is None else (source,),
+                              photos=located, exclude=() if source is None else (source,),
                               init=base.with_suffix(".pt"), lr=1e-3)
     for source, net in nets.items():
         target = folder / "occupancy.onnx" if source is None else without_source(folder, source)
