@@ -219,6 +219,9 @@ def photo_data(located: tuple, exclude: tuple[str, ...] = (), copies: int = 16,
             xs.append(x)
             ys.append([value[labels[i]] for i in keep])
         progress(f"{photo.name}: {len(keep)} squares x {copies}")
+    if not xs:  # every photo of the one source left out: the model without it has none
+        return (np.zeros((0, SIDE, SIDE, 3), np.float32), np.zeros(0, np.int64),
+                np.zeros(0, np.float32))
     x = np.concatenate(xs).astype(np.float32)
     y = np.concatenate(ys).astype(np.int64)
     return x, y, np.full(len(y), np.nan, np.float32)

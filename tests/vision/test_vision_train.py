@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from damas.vision.train import per_class_recall, recall_text, training_photos
+from damas.vision.patches import SIDE
+from damas.vision.train import per_class_recall, photo_data, recall_text, training_photos
 
 
 def test_the_recall_of_a_class_never_called_is_nought():
@@ -91,3 +92,9 @@ def test_a_folder_with_nothing_to_train_on_is_one_line_before_anything_is_drawn(
     assert main(["train", "vision", "--photos", str(game_folder), "--out", str(out)]) == 2
     assert "not a readable sequences file" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_photos_of_one_source_left_out_leave_no_patches_and_no_error():
+    # the model trained without the only source of the photos trains on none of them
+    x, y, d = photo_data((), exclude=("someone/robot",), progress=lambda line: None)
+    assert x.shape == (0, SIDE, SIDE, 3) and len(y) == 0 and len(d) == 0
